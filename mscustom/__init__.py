@@ -1,0 +1,20 @@
+"""mscustom: write a custom deep-learning operator once and run it fast.
+
+A MindSpore-style programming model on NumPy: Tensor, Parameter, nn.Cell,
+grad / value_and_grad, optimizers, and ``ops.Custom`` for pyfunc, Numba-jit
+and ahead-of-time compiled C/C++/CUDA kernels, all served by one operator core.
+"""
+
+from .dtype import (DType, float16, float32, float64, int8, int16, int32, int64, uint8, uint16,
+                    uint32, uint64, bool_)
+from .tensor import Tensor, Parameter, ParameterTuple
+from .context import (GRAPH_MODE, PYNATIVE_MODE, set_context, get_context, set_device)
+from . import ops
+from .autograd import grad, value_and_grad, GradOperation
+
+__version__ = "0.1.0"
+
+__all__ = ["DType", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+           "uint16", "uint32", "uint64", "bool_", "Tensor", "Parameter", "ParameterTuple",
+           "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "set_device", "ops",
+           "grad", "value_and_grad", "GradOperation"]

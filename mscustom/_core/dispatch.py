@@ -1,0 +1,287 @@
+"""The one dispatcher: every op call, built-in or custom, runs through ``call``.
+
+``op(x, y)``:
+
+1. build the signature (input shapes, dtypes, formats, device target, attrs);
+2. on a cache miss only: infer output shapes and dtypes, select the kernel,
+   bind it (compile / init per signature) and store all of it as a ``Plan``;
+3. allocate outputs (reusing large buffers nobody references any more) and run;
+4. record a tape node when a gradient is being taken.
+
+A cached call costs a dict lookup and the kernel itself.
+"""
+
+import sys
+import threading
+
+import numpy as np
+
+from .. import context as _context
+from .. import dtype as _dt
+from ..tensor import Tensor, as_tensor
+from . import autodiff as _ad
+from .kernel import Signature, convert_layout, permute_shape, select_kernel
+
+_settings = _context._settings
+_REC = _ad.RECORDING
+_POOL_MIN_BYTES = 1 << 20        # outputs this large are taken from a reuse pool
+_POOL_SIZE = 4
+
+
+class Plan:
+    """Everything decided once per signature: inferred outputs and the bound kernel."""
+
+    __slots__ = ("n_out", "out_shapes", "out_dtypes", "out_formats", "runner", "allocates",
+                 "entry", "conversions", "restore", "pools", "lock", "check")
+
+    def run(self, op, attrs, arrays):
+        if self.conversions:
+            arrays = list(arrays)
+            for i, src, dst in self.conversions:
+                arrays[i] = convert_layout(arrays[i], src, dst)
+        if self.allocates:
+            res = self.runner(attrs, arrays)
+            outs = _check_results(op, self, res)
+        else:
+            outs = [self._alloc(i) for i in range(self.n_out)]
+            self.runner(attrs, arrays, ["write"] * self.n_out, outs)
+        if self.restore:
+            for i, src, dst in self.restore:
+                outs[i] = convert_layout(outs[i], src, dst)
+        return outs
+
+    def _alloc(self, i):
+        pool = self.pools[i] if self.pools else None
+        if pool is None:
+            return np.empty(self.out_shapes[i], self.out_dtypes[i])
+        with self.lock:
+            for buf in pool:
+                # references: the pool list, the loop variable, getrefcount's argument
+                if sys.getrefcount(buf) == 3:
+                    return buf
+            buf = np.empty(self.out_shapes[i], self.out_dtypes[i])
+            if len(pool) < _POOL_SIZE:
+                pool.append(buf)
+            return buf
+
+
+def _freeze(value):
+    """A hashable stand-in for an attribute value (lists, slices, arrays, dicts)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, slice):
+        return ("slice", value.start, value.stop, value.step)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, Tensor):
+        return _freeze(value._data)
+    hash(value)
+    return value
+
+
+def call(op, args, attrs):
+    """Run ``op`` on a tuple of Tensors with an attribute dict; return Tensor(s)."""
+    key = [_settings["device_target"]]
+    try:
+        for t in args:
+            d = t._data
+            key += (d.shape, d.dtype, t._format)
+    except AttributeError:
+        _raise_not_tensor(op, args)
+    if attrs:
+        key.append(tuple(attrs.items()))
+    key = tuple(key)
+    plans = op.plans
+    try:
+        plan = plans.get(key)
+    except TypeError:                   # unhashable attribute values
+        try:
+            key = key[:-1] + (_freeze(attrs),)
+            plan = plans.get(key)
+        except TypeError:
+            key, plan = None, None
+    if plan is None:
+        plan = _make_plan(op, args, attrs)
+        if key is not None:
+            plans[key] = plan
+    outs = plan.run(op, attrs, [t._data for t in args])
+    fmts = plan.out_formats
+    tensors = [Tensor._wrap(o, f) for o, f in zip(outs, fmts)] if fmts else [Tensor._wrap(o) for o in outs]
+    if _REC[0]:
+        for t in args:
+            if t._node is not None:
+                _ad.record(op, args, tensors, attrs)
+                break
+    return tensors[0] if plan.n_out == 1 else tuple(tensors)
+
+
+def call_converting(op, args, attrs):
+    """``call`` for public op objects: arrays and Python scalars become Tensors first."""
+    like = next((a for a in args if isinstance(a, Tensor)), None)
+    converted = []
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            converted.append(a)
+            continue
+        try:
+            converted.append(as_tensor(a, like))
+        except (TypeError, ValueError) as exc:
+            names = op.arg_names()
+            label = f"input '{names[i]}'" if i < len(names) else f"input {i}"
+            raise TypeError(f"op '{op.name}': {label} must be a Tensor, an array or a number, "
+                            f"got {type(a).__name__} ({exc})") from None
+    return call(op, tuple(converted), attrs)
+
+
+def _raise_not_tensor(op, args):
+    for i, a in enumerate(args):
+        if not isinstance(a, Tensor):
+            names = op.arg_names()
+            label = f"input '{names[i]}'" if i < len(names) else f"input {i}"
+            raise TypeError(f"op '{op.name}': {label} must be a Tensor, got {type(a).__name__}")
+    raise TypeError(f"op '{op.name}': inputs must be Tensors")
+
+
+def _describe(shapes, dtypes):
+    return ", ".join(f"{list(s)} {_dt.from_numpy(d).name}" for s, d in zip(shapes, dtypes))
+
+
+# ---------------------------------------------------------------- planning (slow path)
+def _make_plan(op, args, attrs):
+    n_in = len(args)
+    if op.num_inputs is not None and n_in != op.num_inputs:
+        names = op.arg_names()
+        expect = f" ({', '.join(names)})" if names else ""
+        raise TypeError(f"op '{op.name}' takes {op.num_inputs} input(s){expect}, got {n_in}")
+    in_shapes = [list(t._data.shape) for t in args]
+    in_dtypes = [t._data.dtype for t in args]
+    in_formats = [t._format for t in args]
+    target = _settings["device_target"]
+    entry, row, conversions = select_kernel(op, target, in_dtypes, in_formats,
+                                            [len(s) for s in in_shapes])
+    out_shapes, out_dtypes = _infer(op, attrs, in_shapes, in_dtypes, entry)
+
+    plan = Plan()
+    plan.n_out = op.num_outputs
+    plan.entry = entry
+    plan.allocates = entry.allocates
+    plan.conversions = conversions
+    plan.restore = []
+    plan.lock = threading.Lock()
+    plan.pools = None
+    plan.check = "derived" if out_shapes is None else "checked"
+    plan.out_shapes, plan.out_dtypes = out_shapes, out_dtypes
+    plan.out_formats = None
+    if row is not None:
+        plan.out_formats = [row[n_in + j][1] if n_in + j < len(row) and row[n_in + j][1] in
+                            ("NCHW", "NHWC") else "DefaultFormat" for j in range(plan.n_out)]
+    if conversions and out_shapes is not None:
+        # the kernel works in the row's layout: give it outputs in that layout, convert back after
+        src, dst = conversions[0][1], conversions[0][2]
+        kernel_shapes = list(out_shapes)
+        for j in range(plan.n_out):
+            if len(out_shapes[j]) == 4 and plan.out_formats[j] == dst:
+                kernel_shapes[j] = permute_shape(out_shapes[j], src, dst)
+                plan.restore.append((j, dst, src))
+                plan.out_formats[j] = src
+        plan.out_shapes = kernel_shapes
+    if out_shapes is not None and not entry.allocates:
+        plan.pools = [[] if np.prod(s, dtype=np.int64) * np.dtype(d).itemsize >= _POOL_MIN_BYTES else None
+                      for s, d in zip(plan.out_shapes, plan.out_dtypes)]
+        if not any(p is not None for p in plan.pools):
+            plan.pools = None
+    elif out_shapes is None and not entry.allocates:
+        raise RuntimeError(f"op '{op.name}': a kernel that writes into preallocated outputs needs "
+                           "output shapes; give the op an FInferShape rule")
+    sig = Signature(in_shapes, in_dtypes, in_formats, plan.out_shapes, plan.out_dtypes, attrs, row)
+    plan.runner = entry.bind(op, sig) if entry.bind is not None else entry.fn
+    return plan
+
+
+def _as_shape(op, value, what):
+    try:
+        shape = tuple(int(v) for v in value)
+        bad = any(not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0 for v in value)
+    except TypeError:
+        bad = True
+    if bad:
+        raise TypeError(f"op '{op.name}': {what} must be a list of non-negative ints, got {value!r}")
+    return shape
+
+
+def _infer(op, attrs, in_shapes, in_dtypes, entry):
+    """Infer output shapes and NumPy dtypes; ``(None, None)`` when derived from results."""
+    n_out = op.num_outputs
+    fshape = op.attrs.get("FInferShape")
+    ftype = op.attrs.get("FInferType")
+    if fshape is None and ftype is None and entry.allocates:
+        return None, None
+    if fshape is not None:
+        res = fshape(attrs, [list(s) for s in in_shapes])
+        out_shapes = _unpack_rule(op, res, "FInferShape", "shapes")
+        if len(out_shapes) != n_out:
+            raise ValueError(f"op '{op.name}': shape inference gave {len(out_shapes)} output shape(s), "
+                             f"the op has {n_out} output(s)")
+        out_shapes = [_as_shape(op, s, f"output {j} shape") for j, s in enumerate(out_shapes)]
+    elif in_shapes:
+        out_shapes = [tuple(in_shapes[0])] * n_out
+    else:
+        raise ValueError(f"op '{op.name}' has no inputs and no FInferShape rule to give output shapes")
+    if ftype is not None:
+        res = ftype(attrs, [_dt.from_numpy(d) for d in in_dtypes])
+        out_types = _unpack_rule(op, res, "FInferType", "dtypes")
+        if len(out_types) != n_out:
+            raise ValueError(f"op '{op.name}': type inference gave {len(out_types)} dtype(s), "
+                             f"the op has {n_out} output(s)")
+        try:
+            out_dtypes = [_dt.to_numpy(t) for t in out_types]
+        except TypeError as exc:
+            raise TypeError(f"op '{op.name}': output dtype: {exc}") from None
+    elif in_dtypes:
+        out_dtypes = [in_dtypes[0]] * n_out
+    else:
+        out_dtypes = [np.dtype(np.float32)] * n_out
+    return out_shapes, out_dtypes
+
+
+def _unpack_rule(op, res, key, what):
+    if not (isinstance(res, (tuple, list)) and len(res) == 2):
+        raise TypeError(f"op '{op.name}': {key} must return (in_{what}, out_{what}), got {res!r}")
+    return list(res[1])
+
+
+def _check_results(op, plan, res):
+    """Turn a kernel's return value into a list of arrays matching the inferred outputs."""
+    n_out = plan.n_out
+    if n_out == 1 and not isinstance(res, (tuple, list)):
+        res = [res]
+    elif not isinstance(res, (tuple, list)) or len(res) != n_out:
+        got = f"{len(res)} values" if isinstance(res, (tuple, list)) else type(res).__name__
+        raise ValueError(f"op '{op.name}': its kernel must return {n_out} outputs, got {got}")
+    outs = []
+    for j, r in enumerate(res):
+        if type(r) is not np.ndarray:
+            if isinstance(r, (np.ndarray, np.generic)) or (isinstance(r, (int, float, bool)) and plan.out_shapes is not None):
+                r = np.asarray(r)
+            else:
+                raise TypeError(f"op '{op.name}': output {j} of its kernel must be a NumPy array, "
+                                f"got {type(r).__name__}")
+        if plan.out_shapes is not None:
+            shape, dtype = plan.out_shapes[j], plan.out_dtypes[j]
+            if r.shape != shape:
+                raise ValueError(f"op '{op.name}': output {j} has shape {list(r.shape)}, "
+                                 f"but the op's shape inference says {list(shape)}")
+            if r.dtype != dtype:
+                if not np.can_cast(r.dtype, dtype, "same_kind"):
+                    raise TypeError(f"op '{op.name}': output {j} has dtype {r.dtype}, the op declares "
+                                    f"{dtype}, and {r.dtype} cannot be cast to it safely (same_kind)")
+                r = r.astype(dtype)
+        else:
+            try:
+                _dt.from_numpy(r.dtype)
+            except TypeError as exc:
+                raise TypeError(f"op '{op.name}': output {j}: {exc}") from None
+        outs.append(r)
+    return outs

@@ -1,0 +1,229 @@
+"""``grad``, ``value_and_grad`` and ``GradOperation`` with MindSpore's semantics.
+
+All three run the function once while recording the tape
+(``_core.autodiff``) and walk it backwards. A function whose output is not a
+scalar is differentiated with an all-ones sensitivity; with several outputs
+(and no ``has_aux``) every output gets one.
+"""
+
+import numpy as np
+
+from ._core import autodiff as _ad
+from .tensor import Parameter, Tensor
+
+
+def _fn_name(fn):
+    return getattr(fn, "__name__", None) or type(fn).__name__
+
+
+def _check_positions(fn, grad_position, n_args):
+    if grad_position is None:
+        return ()
+    single = isinstance(grad_position, int) and not isinstance(grad_position, bool)
+    positions = (grad_position,) if single else grad_position
+    if not isinstance(positions, tuple) or not positions or \
+            not all(isinstance(p, int) and not isinstance(p, bool) for p in positions):
+        raise TypeError(f"grad of '{_fn_name(fn)}': grad_position must be an int, a non-empty tuple "
+                        f"of ints or None, got {grad_position!r}")
+    for p in positions:
+        if not -n_args <= p < n_args:
+            raise ValueError(f"grad of '{_fn_name(fn)}': grad_position {p} is out of range for a "
+                             f"call with {n_args} positional argument(s)")
+    return tuple(p % n_args for p in positions)
+
+
+def _check_weights(fn, weights):
+    if weights is None:
+        return ()
+    if isinstance(weights, Parameter):
+        weights = (weights,)
+    if not isinstance(weights, (list, tuple)):
+        raise TypeError(f"grad of '{_fn_name(fn)}': weights must be a Parameter or a list/tuple of "
+                        f"Parameters, got {type(weights).__name__}")
+    for i, w in enumerate(weights):
+        if not isinstance(w, Parameter):
+            raise TypeError(f"grad of '{_fn_name(fn)}': weights[{i}] must be a Parameter, "
+                            f"got {type(w).__name__}")
+    return tuple(weights)
+
+
+def _outputs_to_differentiate(fn, out, has_aux):
+    """Split the function's result into the tensors to differentiate and the aux outputs."""
+    if has_aux:
+        if not isinstance(out, tuple) or len(out) < 1:
+            raise TypeError(f"grad of '{_fn_name(fn)}' with has_aux=True: the function must return a "
+                            f"tuple (output, aux...), got {type(out).__name__}")
+        main, aux = [out[0]], out[1:]
+    else:
+        main, aux = (list(out) if isinstance(out, tuple) else [out]), ()
+    for i, t in enumerate(main):
+        if not isinstance(t, Tensor):
+            where = "" if len(main) == 1 else f" (output {i})"
+            raise TypeError(f"grad of '{_fn_name(fn)}': the function must return a Tensor{where} to be "
+                            f"differentiated, got {type(t).__name__}")
+    return main, aux
+
+
+def _sens_for(fn, main, sens):
+    if sens is None:
+        return [Tensor._wrap(np.ones(t._data.shape, t._data.dtype)) for t in main]
+    sens = list(sens) if isinstance(sens, (tuple, list)) else [sens]
+    if len(sens) != len(main):
+        raise ValueError(f"grad of '{_fn_name(fn)}': got {len(sens)} sensitivity value(s) for "
+                         f"{len(main)} output(s)")
+    out = []
+    for t, s in zip(main, sens):
+        s = s if isinstance(s, Tensor) else Tensor(s, dtype=t.dtype)
+        if s.shape != t.shape:
+            raise ValueError(f"grad of '{_fn_name(fn)}': sensitivity shape {list(s.shape)} does not "
+                             f"match output shape {list(t.shape)}")
+        out.append(s)
+    return out
+
+
+def _detach(value):
+    if isinstance(value, Tensor):
+        value._node = None
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            _detach(v)
+    return value
+
+
+def _run(fn, args, positions, weights, has_aux, sens=None):
+    """Run ``fn`` on the tape; return (output, position grads, weight grads)."""
+    args = list(args)
+    leaves = []
+    for p in positions:
+        x = args[p]
+        if not isinstance(x, Tensor):
+            raise TypeError(f"grad of '{_fn_name(fn)}': argument {p} must be a Tensor to be "
+                            f"differentiated, got {type(x).__name__}")
+        leaf = Tensor._wrap(x._data, x._format)
+        leaf._node, leaf._oidx = x._node, x._oidx
+        leaves.append((leaf, _ad.make_leaf(leaf)))
+        args[p] = leaf
+    saved = [(w, w._node, w._oidx) for w in weights]
+    weight_nodes = [_ad.make_leaf(w) for w in weights]
+    try:
+        with _ad.recording():
+            out = fn(*args)
+        main, _ = _outputs_to_differentiate(fn, out, has_aux)
+        roots = list(zip(main, _sens_for(fn, main, sens)))
+        targets = [n for _, n in leaves] + weight_nodes
+        grads = _ad.backward(roots, targets)
+    finally:
+        for w, node, idx in saved:
+            w._node, w._oidx = node, idx
+    tensors = [leaf for leaf, _ in leaves] + list(weights)
+    grads = [g if g is not None else Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
+             for g, t in zip(grads, tensors)]
+    if not _ad.RECORDING[0]:
+        _detach(out)
+        _detach(grads)
+    return out, grads[:len(leaves)], tuple(grads[len(leaves):])
+
+
+def _shape_result(grad_position, pos_grads, weight_grads, has_weights):
+    if grad_position is None:
+        return weight_grads
+    pos = pos_grads[0] if isinstance(grad_position, int) else tuple(pos_grads)
+    return (pos, weight_grads) if has_weights else pos
+
+
+def grad(fn, grad_position=0, weights=None, has_aux=False):
+    """Return a function computing the gradient of ``fn`` (MindSpore's ``ops.grad``).
+
+    ``grad_position``: an int, a tuple of ints, or None (then ``weights`` is
+    required). ``weights``: Parameters to differentiate too; the result is then
+    ``(input_grads, weight_grads)``, or just ``weight_grads`` when
+    ``grad_position`` is None. ``has_aux``: ``fn`` returns ``(out, aux...)``; only
+    ``out`` is differentiated and the result is ``(grads, aux)``.
+
+    Example::
+
+        dx = ms.grad(lambda x: (x * x).sum())(ms.Tensor([1.0, 2.0]))   # [2, 4]
+    """
+    if grad_position is None and weights is None:
+        raise ValueError(f"grad of '{_fn_name(fn)}': grad_position and weights cannot both be None")
+    wts = _check_weights(fn, weights)
+
+    def grad_fn(*args):
+        positions = _check_positions(fn, grad_position, len(args))
+        out, pg, wg = _run(fn, args, positions, wts, has_aux)
+        result = _shape_result(grad_position, pg, wg, weights is not None)
+        if has_aux:
+            return result, tuple(out[1:])
+        return result
+
+    grad_fn.__name__ = f"grad_{_fn_name(fn)}"
+    return grad_fn
+
+
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
+    """Like ``grad``, but return ``(value, grads)``; ``value`` is ``fn``'s whole output.
+
+    Example::
+
+        step = ms.value_and_grad(forward, grad_position=None, weights=opt.parameters)
+        loss, grads = step(x, y)
+    """
+    if grad_position is None and weights is None:
+        raise ValueError(f"value_and_grad of '{_fn_name(fn)}': grad_position and weights cannot both be None")
+    wts = _check_weights(fn, weights)
+
+    def value_and_grad_fn(*args):
+        positions = _check_positions(fn, grad_position, len(args))
+        out, pg, wg = _run(fn, args, positions, wts, has_aux)
+        return out, _shape_result(grad_position, pg, wg, weights is not None)
+
+    value_and_grad_fn.__name__ = f"value_and_grad_{_fn_name(fn)}"
+    return value_and_grad_fn
+
+
+class GradOperation:
+    """MindSpore's ``ops.GradOperation(get_all, get_by_list, sens_param)``.
+
+    ``GradOperation()(net)(x, y)`` is the gradient for the first input;
+    ``get_all=True`` gives all inputs' gradients; ``get_by_list=True`` is called
+    as ``GradOperation(get_by_list=True)(net, weights)`` and gives the weights'
+    gradients; both together give ``(input_grads, weight_grads)``.
+    ``sens_param=True``: the last call argument is the sensitivity.
+    """
+
+    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+        self.get_all = bool(get_all)
+        self.get_by_list = bool(get_by_list)
+        self.sens_param = bool(sens_param)
+
+    def __call__(self, fn, weights=None):
+        if self.get_by_list:
+            if weights is None:
+                raise ValueError(f"GradOperation(get_by_list=True) of '{_fn_name(fn)}' needs weights")
+            wts = _check_weights(fn, weights)
+        else:
+            wts = ()
+
+        def grad_fn(*args):
+            sens = None
+            if self.sens_param:
+                if not args:
+                    raise ValueError(f"GradOperation(sens_param=True) of '{_fn_name(fn)}': the last "
+                                     "argument must be the sensitivity")
+                args, sens = args[:-1], args[-1]
+            if self.get_all:
+                positions = tuple(range(len(args)))
+            elif self.get_by_list:
+                positions = ()
+            else:
+                if not args:
+                    raise ValueError(f"GradOperation of '{_fn_name(fn)}': no input to differentiate")
+                positions = (0,)
+            _, pg, wg = _run(fn, args, positions, wts, False, sens)
+            if self.get_all and self.get_by_list:
+                return tuple(pg), wg
+            if self.get_by_list:
+                return wg
+            return tuple(pg) if self.get_all else pg[0]
+
+        return grad_fn

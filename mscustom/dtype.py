@@ -1,0 +1,108 @@
+"""Data types: mscustom dtype objects, their NumPy dtypes and their ABI names.
+
+Every dtype has one object (``ms.float32`` ...), one NumPy dtype and one ABI
+name (the string that AOT kernels receive, e.g. ``"float32"``). Conversions in
+all directions go through the tables below, so the three views never disagree.
+"""
+
+import numpy as np
+
+__all__ = [
+    "DType", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
+    "uint8", "uint16", "uint32", "uint64", "bool_", "to_numpy", "from_numpy",
+    "abi_name", "dtype_from_any", "is_floating", "is_integral",
+]
+
+
+class DType:
+    """A tensor element type; compares equal to itself and to its NumPy dtype."""
+
+    __slots__ = ("name", "np_dtype")
+
+    def __init__(self, name, np_dtype):
+        self.name = name
+        self.np_dtype = np.dtype(np_dtype)
+
+    def __repr__(self):
+        return "mscustom." + ("bool_" if self.name == "bool" else self.name)
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        if isinstance(other, DType):
+            return self is other
+        try:
+            return self.np_dtype == np.dtype(other)
+        except TypeError:
+            return False
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __reduce__(self):
+        return (dtype_from_any, (self.name,))
+
+
+float16 = DType("float16", np.float16)
+float32 = DType("float32", np.float32)
+float64 = DType("float64", np.float64)
+int8 = DType("int8", np.int8)
+int16 = DType("int16", np.int16)
+int32 = DType("int32", np.int32)
+int64 = DType("int64", np.int64)
+uint8 = DType("uint8", np.uint8)
+uint16 = DType("uint16", np.uint16)
+uint32 = DType("uint32", np.uint32)
+uint64 = DType("uint64", np.uint64)
+bool_ = DType("bool", np.bool_)
+
+_ALL = (float16, float32, float64, int8, int16, int32, int64,
+        uint8, uint16, uint32, uint64, bool_)
+_BY_NUMPY = {d.np_dtype: d for d in _ALL}
+_BY_NAME = {d.name: d for d in _ALL}
+_BY_NAME.update({"bool_": bool_, "float": float32, "half": float16, "double": float64,
+                 "int": int32, "long": int64})
+
+
+def _supported():
+    return ", ".join(d.name for d in _ALL)
+
+
+def from_numpy(np_dtype):
+    """The mscustom dtype of a NumPy dtype; TypeError for one mscustom has not."""
+    try:
+        return _BY_NUMPY[np.dtype(np_dtype)]
+    except (KeyError, TypeError):
+        raise TypeError(f"unsupported dtype {np_dtype!r}: mscustom supports {_supported()}") from None
+
+
+def dtype_from_any(value):
+    """Turn an mscustom dtype, a NumPy dtype/type, or a name into an mscustom dtype."""
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str):
+        found = _BY_NAME.get(value)
+        if found is None:
+            raise TypeError(f"unknown dtype name {value!r}: expected one of {_supported()}")
+        return found
+    return from_numpy(value)
+
+
+def to_numpy(value):
+    """The NumPy dtype of anything ``dtype_from_any`` accepts."""
+    return dtype_from_any(value).np_dtype
+
+
+def abi_name(value):
+    """The ABI name ("float32", "int64", "bool", ...) of a dtype."""
+    return dtype_from_any(value).name
+
+
+def is_floating(value):
+    return np.issubdtype(to_numpy(value), np.floating)
+
+
+def is_integral(value):
+    """True for integer and bool dtypes: they carry no gradient."""
+    kind = to_numpy(value).kind
+    return kind in "iub"

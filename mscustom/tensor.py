@@ -1,0 +1,371 @@
+"""Tensor and Parameter: an array (NumPy on the host) with a dtype and a format tag.
+
+Every arithmetic operator and method below dispatches through the operator
+core (``mscustom.ops``), so whatever a user writes with Tensors is
+differentiable. The functional ops module is bound into ``_F`` when
+``mscustom.ops`` is imported (it imports this module, not the other way round).
+"""
+
+import numpy as np
+
+from . import dtype as _dt
+
+_F = None  # mscustom.ops.functional, bound by mscustom.ops at import time
+
+DEFAULT_FORMAT = "DefaultFormat"
+FORMATS = ("DefaultFormat", "NCHW", "NHWC", "ND")
+
+
+def _array_from(data, dtype):
+    """Build the backing array for ``Tensor(data, dtype)`` with MindSpore's typing rules."""
+    if isinstance(data, Tensor):
+        arr = data._data
+    elif isinstance(data, np.ndarray) or isinstance(data, np.generic):
+        arr = np.asarray(data)
+    else:
+        if data is None:
+            raise TypeError("Tensor: input_data is None; give an array, a list or a scalar")
+        try:
+            arr = np.asarray(data)
+        except ValueError as exc:
+            raise ValueError(f"Tensor: cannot build a tensor from {type(data).__name__}: {exc}") from None
+        if arr.dtype == np.float64:     # Python floats become float32, as in MindSpore
+            arr = arr.astype(np.float32)
+        elif arr.dtype.kind in "iu" and arr.dtype != np.int64:
+            arr = arr.astype(np.int64)
+    if dtype is not None:
+        target = _dt.to_numpy(dtype)
+        if arr.dtype != target:
+            arr = arr.astype(target)
+    _dt.from_numpy(arr.dtype)           # raises TypeError for unsupported dtypes
+    return np.array(arr, copy=True, order="C")
+
+
+class Tensor:
+    """An n-dimensional array that the operator core can run ops on and differentiate.
+
+    Example::
+
+        x = ms.Tensor([1.0, 2.0, 3.0])      # float32, as in MindSpore
+        y = (x * x).sum()                    # Tensor(14.0)
+    """
+
+    __slots__ = ("_data", "_format", "_node", "_oidx", "__weakref__")
+    __array_priority__ = 1000
+    __array_ufunc__ = None      # make NumPy defer to our reflected operators
+
+    def __init__(self, input_data=None, dtype=None, shape=None, init=None, format=None):
+        if input_data is None and shape is not None:
+            np_dtype = _dt.to_numpy(dtype if dtype is not None else _dt.float32)
+            shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            if init is None or init == "zeros":
+                input_data = np.zeros(shape, np_dtype)
+            elif init == "ones":
+                input_data = np.ones(shape, np_dtype)
+            else:
+                raise ValueError(f"Tensor: init must be None, 'zeros' or 'ones' when shape is given, got {init!r}")
+        self._data = _array_from(input_data, dtype)
+        self._format = DEFAULT_FORMAT if format is None else _check_format(format)
+        self._node = None
+        self._oidx = 0
+
+    @classmethod
+    def _wrap(cls, array, fmt=DEFAULT_FORMAT):
+        """Wrap an array the core produced, with no copy and no checks (hot path)."""
+        t = object.__new__(Tensor)
+        t._data = array
+        t._format = fmt
+        t._node = None
+        t._oidx = 0
+        return t
+
+    # ----------------------------------------------------------------- properties
+    @property
+    def shape(self):
+        return self._data.shape
+
+    @property
+    def dtype(self):
+        return _dt.from_numpy(self._data.dtype)
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    @property
+    def size(self):
+        return self._data.size
+
+    @property
+    def format(self):
+        return self._format
+
+    def set_format(self, fmt):
+        """Tag the layout of this tensor's data ("NCHW", "NHWC" or "DefaultFormat")."""
+        self._format = _check_format(fmt)
+        return self
+
+    @property
+    def T(self):
+        return _F.transpose(self)
+
+    def asnumpy(self):
+        """The tensor's data as a NumPy array (shared with the tensor, as in MindSpore on CPU)."""
+        return self._data
+
+    numpy = asnumpy
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def item(self):
+        if self._data.size != 1:
+            raise ValueError(f"Tensor.item: only a tensor with one element can be converted, got shape {self.shape}")
+        return self._data.item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def astype(self, dtype):
+        return _F.cast(self, dtype)
+
+    def copy(self):
+        return Tensor._wrap(self._data.copy(), self._format)
+
+    def __repr__(self):
+        body = np.array2string(self._data, separator=", ", prefix="Tensor(")
+        return f"Tensor(shape={list(self.shape)}, dtype={self.dtype.name}, value={body})"
+
+    __str__ = __repr__
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d Tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise ValueError(f"The truth value of a Tensor with shape {self.shape} is ambiguous; "
+                             "use .any() or .all() on its asnumpy(), or reduce it first")
+        return bool(self._data)
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iu" or self._data.size != 1:
+            raise TypeError(f"only an integer Tensor with one element can be used as an index, got {self.dtype} {self.shape}")
+        return int(self.item())
+
+    __hash__ = object.__hash__
+
+    # ----------------------------------------------------------------- operators
+    def __add__(self, other):
+        return _F.add(self, other)
+
+    def __radd__(self, other):
+        return _F.add(other, self)
+
+    def __sub__(self, other):
+        return _F.sub(self, other)
+
+    def __rsub__(self, other):
+        return _F.sub(other, self)
+
+    def __mul__(self, other):
+        return _F.mul(self, other)
+
+    def __rmul__(self, other):
+        return _F.mul(other, self)
+
+    def __truediv__(self, other):
+        return _F.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _F.div(other, self)
+
+    def __pow__(self, other):
+        return _F.pow(self, other)
+
+    def __rpow__(self, other):
+        return _F.pow(other, self)
+
+    def __matmul__(self, other):
+        return _F.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _F.matmul(other, self)
+
+    def __neg__(self):
+        return _F.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _F.abs(self)
+
+    def __eq__(self, other):
+        return _F.equal(self, other)
+
+    def __ne__(self, other):
+        return _F.not_equal(self, other)
+
+    def __lt__(self, other):
+        return _F.less(self, other)
+
+    def __le__(self, other):
+        return _F.less_equal(self, other)
+
+    def __gt__(self, other):
+        return _F.greater(self, other)
+
+    def __ge__(self, other):
+        return _F.greater_equal(self, other)
+
+    def __getitem__(self, index):
+        return _F.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        """Write into the tensor's data in place (not recorded for gradients)."""
+        if isinstance(value, Tensor):
+            value = value._data
+        self._data[index] = value
+
+    # ----------------------------------------------------------------- methods
+    def sum(self, axis=None, keepdims=False):
+        return _F.reduce_sum(self, axis, keepdims)
+
+    def mean(self, axis=None, keep_dims=False):
+        return _F.reduce_mean(self, axis, keep_dims)
+
+    def max(self, axis=None, keepdims=False):
+        return _F.reduce_max(self, axis, keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        return _F.reduce_min(self, axis, keepdims)
+
+    def reshape(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = shape[0]
+        return _F.reshape(self, tuple(shape))
+
+    def view(self, *shape):
+        return self.reshape(*shape)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = axes[0]
+        return _F.transpose(self, tuple(axes) if axes else None)
+
+    def flatten(self):
+        return _F.reshape(self, (-1,))
+
+    def squeeze(self, axis=None):
+        return _F.squeeze(self, axis)
+
+    def expand_dims(self, axis):
+        return _F.expand_dims(self, axis)
+
+    def exp(self):
+        return _F.exp(self)
+
+    def log(self):
+        return _F.log(self)
+
+    def sqrt(self):
+        return _F.sqrt(self)
+
+    def abs(self):
+        return _F.abs(self)
+
+    def square(self):
+        return _F.square(self)
+
+    def argmax(self, axis=None):
+        """Index of the maximum (not differentiable)."""
+        return Tensor._wrap(np.asarray(np.argmax(self._data, axis=axis)).astype(np.int64))
+
+    def argmin(self, axis=None):
+        """Index of the minimum (not differentiable)."""
+        return Tensor._wrap(np.asarray(np.argmin(self._data, axis=axis)).astype(np.int64))
+
+
+class Parameter(Tensor):
+    """A Tensor that a model learns: it has a name and is found by ``Cell.trainable_params``.
+
+    Example::
+
+        w = ms.Parameter(ms.Tensor(np.zeros((3, 2), np.float32)), name="w")
+        w.set_data(ms.Tensor(np.ones((3, 2), np.float32)))
+    """
+
+    __slots__ = ("name", "requires_grad")
+
+    def __init__(self, default_input, name=None, requires_grad=True):
+        data = default_input._data if isinstance(default_input, Tensor) else default_input
+        super().__init__(data)
+        if isinstance(default_input, Tensor):
+            self._format = default_input._format
+        self.name = name
+        self.requires_grad = bool(requires_grad)
+
+    def set_data(self, data):
+        """Replace the parameter's value; the shape must stay the same."""
+        arr = data._data if isinstance(data, Tensor) else np.asarray(data)
+        if arr.shape != self._data.shape:
+            raise ValueError(f"Parameter.set_data: parameter '{self.name}' has shape {self.shape}, "
+                             f"the new data has shape {arr.shape}")
+        self._data = np.array(arr, dtype=self._data.dtype, copy=True)
+        return self
+
+    def clone(self, name=None):
+        return Parameter(Tensor._wrap(self._data.copy()), name=name or self.name,
+                         requires_grad=self.requires_grad)
+
+    def __repr__(self):
+        return f"Parameter(name={self.name}, shape={list(self.shape)}, dtype={self.dtype.name}, requires_grad={self.requires_grad})"
+
+    __str__ = __repr__
+
+
+class ParameterTuple(tuple):
+    """A tuple of Parameters, as optimizers and ``grad(weights=...)`` take."""
+
+    def __new__(cls, params):
+        params = tuple(params)
+        for p in params:
+            if not isinstance(p, Parameter):
+                raise TypeError(f"ParameterTuple: every element must be a Parameter, got {type(p).__name__}")
+        return super().__new__(cls, params)
+
+
+def _check_format(fmt):
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown tensor format {fmt!r}: expected one of {list(FORMATS)}")
+    return fmt
+
+
+def as_tensor(value, like=None):
+    """Turn a Tensor, array or Python scalar into a Tensor.
+
+    A Python scalar next to a tensor ``like`` takes ``like``'s dtype when the
+    scalar's kind fits (a float next to float16 stays float16), as in MindSpore.
+    """
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, np.ndarray):
+        _dt.from_numpy(value.dtype)
+        return Tensor._wrap(value)
+    if like is not None and isinstance(value, (int, float, bool)) and not isinstance(value, np.generic):
+        ldt = like._data.dtype
+        if isinstance(value, bool) or (isinstance(value, int) and ldt.kind in "iuf") or (isinstance(value, float) and ldt.kind == "f"):
+            return Tensor._wrap(np.asarray(value, dtype=ldt))
+    return Tensor(value)
