@@ -1,0 +1,114 @@
+# mscustom -- build, test and demo entry points (GNU make).
+#
+#   make kernels   build the example AOT kernels into aot_kernels/build/
+#   make venv      create .venv and install mscustom in editable mode
+#   make test      run the test suite (PYTEST_ARGS="-k foo" to filter)
+#   make demo      run examples/demo.py
+#   make bench     run bench/run.py
+#   make clean     remove aot_kernels/build
+
+PYTHON ?= python3
+VENV := .venv
+VENV_PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PYTEST_ARGS ?=
+# Extra pip options, e.g. PIP_FLAGS=--no-build-isolation when offline.
+PIP_FLAGS ?=
+
+CC ?= cc
+CXX ?= c++
+NVCC ?= nvcc
+# make predefines CC=cc / CXX=g++; prefer gcc when "cc" is the default.
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+ifeq ($(origin CXX),default)
+CXX := g++
+endif
+
+OPT ?= -O3
+WARN := -Wall -Wextra
+CFLAGS_K := $(OPT) -fopenmp -fPIC -std=c99 $(WARN)
+CXXFLAGS_K := $(OPT) -fopenmp -fPIC -std=c++17 $(WARN)
+LDFLAGS_K := -fopenmp -shared -Wl,--no-undefined
+LDLIBS_K := -lm
+NVCC_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+              -gencode arch=compute_90,code=compute_90
+NVCCFLAGS_K := -O3 -std=c++17 -Xcompiler -fPIC $(NVCC_ARCHS)
+
+KSRC := aot_kernels
+KBUILD := $(KSRC)/build
+KOBJ := $(KBUILD)/obj
+KHDR := $(KSRC)/mscustom_aot.h
+KLIB := $(KBUILD)/libkernels.so
+KCUDALIB := $(KBUILD)/libkernels_cuda.so
+
+C_SRCS := $(wildcard $(KSRC)/*.c)
+CXX_SRCS := $(wildcard $(KSRC)/*.cc)
+CU_SRCS := $(wildcard $(KSRC)/cuda/*.cu)
+# foo.c -> obj/foo.c.o so that foo.c and foo.cc never collide.
+C_OBJS := $(C_SRCS:$(KSRC)/%=$(KOBJ)/%.o)
+CXX_OBJS := $(CXX_SRCS:$(KSRC)/%=$(KOBJ)/%.o)
+CU_OBJS := $(CU_SRCS:$(KSRC)/%=$(KOBJ)/%.o)
+
+HAVE_NVCC := $(shell command -v $(NVCC) 2>/dev/null)
+
+.PHONY: all kernels venv test demo bench clean
+.DEFAULT_GOAL := kernels
+all: kernels
+
+ifeq ($(HAVE_NVCC),)
+kernels: $(KLIB)
+	@echo "note: nvcc not found; skipping the CUDA library $(KCUDALIB)"
+else
+kernels: $(KLIB) $(KCUDALIB)
+endif
+
+# Objects also depend on the public header explicitly (the generated .d
+# files add any other included header after the first build).
+$(KOBJ)/%.c.o: $(KSRC)/%.c $(KHDR)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_K) -I$(KSRC) -MMD -MP -c $< -o $@
+
+$(KOBJ)/%.cc.o: $(KSRC)/%.cc $(KHDR)
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS_K) -I$(KSRC) -MMD -MP -c $< -o $@
+
+$(KOBJ)/%.cu.o: $(KSRC)/%.cu $(KHDR)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS_K) -I$(KSRC) -MMD -MP -c $< -o $@
+
+# Linked with the C++ driver so C++ objects get libstdc++.
+$(KLIB): $(C_OBJS) $(CXX_OBJS)
+	$(CXX) $(LDFLAGS_K) -o $@ $^ $(LDLIBS_K)
+
+$(KCUDALIB): $(CU_OBJS)
+	$(NVCC) -shared $(NVCC_ARCHS) -o $@ $^
+
+-include $(C_OBJS:.o=.d) $(CXX_OBJS:.o=.d) $(CU_OBJS:.o=.d)
+
+# --- Python environment ----------------------------------------------------
+
+$(STAMP): pyproject.toml
+	@test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
+	@if $(VENV_PY) -m pip install $(PIP_FLAGS) -e '.[test,gpu]'; then :; else \
+	  echo "note: installing the 'gpu' extra failed; installing '.[test]' without it"; \
+	  $(VENV_PY) -m pip install $(PIP_FLAGS) -e '.[test]'; \
+	fi
+	@touch $@
+
+venv: $(STAMP)
+
+# --- Entry points ----------------------------------------------------------
+
+test: $(STAMP) kernels
+	$(VENV_PY) -m pytest $(PYTEST_ARGS)
+
+demo: $(STAMP) kernels
+	$(VENV_PY) examples/demo.py
+
+bench: $(STAMP) kernels
+	$(VENV_PY) bench/run.py
+
+clean:
+	rm -rf $(KBUILD)
