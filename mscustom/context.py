@@ -10,6 +10,20 @@ GRAPH_MODE = 0
 
 _TARGETS = ("CPU", "GPU", "Ascend")
 _settings = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0}
+_listeners = []
+
+
+def on_change(callback):
+    """Call ``callback()`` whenever the device target changes (the dispatcher drops its plans)."""
+    _listeners.append(callback)
+
+
+def _set_target(target):
+    target = _check_target(target)
+    if target != _settings["device_target"]:
+        _settings["device_target"] = target
+        for callback in _listeners:
+            callback()
 
 
 def _check_target(target):
@@ -34,7 +48,7 @@ def set_context(**kwargs):
                 raise ValueError(f"set_context: mode must be GRAPH_MODE (0) or PYNATIVE_MODE (1), got {value!r}")
             _settings["mode"] = value
         elif key == "device_target":
-            _settings["device_target"] = _check_target(value)
+            _set_target(value)
         elif key == "device_id":
             if not isinstance(value, int) or value < 0:
                 raise ValueError(f"set_context: device_id must be a non-negative int, got {value!r}")
@@ -45,7 +59,7 @@ def set_context(**kwargs):
 
 def set_device(device_target, device_id=None):
     """Choose the device target ("CPU", "GPU" or "Ascend") that kernel selection uses."""
-    _settings["device_target"] = _check_target(device_target)
+    _set_target(device_target)
     if device_id is not None:
         set_context(device_id=device_id)
 

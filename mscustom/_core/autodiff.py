@@ -107,6 +107,16 @@ def _toposort(roots):
     return order
 
 
+_F = []          # mscustom.ops.functional, imported on first use (the core never imports it eagerly)
+
+
+def _functional():
+    if not _F:
+        from ..ops import functional
+        _F.append(functional)
+    return _F[0]
+
+
 def backward(roots, targets):
     """Gradients of ``roots`` with respect to the ``targets`` leaf nodes.
 
@@ -114,21 +124,27 @@ def backward(roots, targets):
     Nodes (from ``make_leaf``). Returns one gradient Tensor per target, or
     None where no path leads from the roots to it.
     """
-    from ..ops import functional as F
     from ..tensor import Tensor
+    F = _functional()
 
     order = _toposort([t._node for t, _ in roots])
     target_ids = {id(n) for n in targets}
-    needed = set()
+    needed = set(target_ids)
     for node in order:                 # inputs come before their consumers
-        if id(node) in target_ids or any(t._node is not None and id(t._node) in needed
-                                         for t in node.inputs):
-            needed.add(id(node))
+        if id(node) in needed:
+            continue
+        for t in node.inputs:
+            tn = t._node
+            if tn is not None and id(tn) in needed:
+                needed.add(id(node))
+                break
 
     grads = {}                         # id(node) -> [grad per output]
 
     def accumulate(node, index, g):
-        slot = grads.setdefault(id(node), [None] * len(node.out_meta))
+        slot = grads.get(id(node))
+        if slot is None:
+            slot = grads[id(node)] = [None] * len(node.out_meta)
         slot[index] = g if slot[index] is None else F.add(slot[index], g)
 
     for t, sens in roots:
@@ -136,15 +152,17 @@ def backward(roots, targets):
             accumulate(t._node, t._oidx, sens)
 
     for node in reversed(order):
-        if id(node) in target_ids or node.op is None or id(node) not in needed:
+        nid = id(node)
+        if nid in target_ids or node.op is None or nid not in needed:
             continue
-        ograds = grads.pop(id(node), None)
+        ograds = grads.pop(nid, None)
         if ograds is None:
             continue
-        ograds = [g if g is not None else Tensor._wrap(np.zeros(shape, dtype), fmt)
-                  for g, (shape, dtype, fmt) in zip(ograds, node.out_meta)]
+        if any(g is None for g in ograds):
+            ograds = [g if g is not None else Tensor._wrap(np.zeros(shape, dtype), fmt)
+                      for g, (shape, dtype, fmt) in zip(ograds, node.out_meta)]
         outputs = []
-        for ref, (shape, dtype, fmt), g in zip(node.outputs, node.out_meta, ograds):
+        for ref, (shape, dtype, fmt) in zip(node.outputs, node.out_meta):
             out = ref()
             outputs.append(out if out is not None else Tensor._wrap(np.zeros(shape, dtype), fmt))
         fgrad = node.op.attrs.get("FGradient")
@@ -152,18 +170,23 @@ def backward(roots, targets):
             raise RuntimeError(f"op '{node.op.name}' has no gradient: register an FGradient attribute "
                                "(or, for ops.Custom, pass bprop=...) to differentiate through it")
         in_grads = fgrad(list(node.inputs), outputs, ograds, node.attrs)
-        if isinstance(in_grads, Tensor) or not isinstance(in_grads, (list, tuple)):
+        if type(in_grads) is not list and type(in_grads) is not tuple:
             in_grads = [in_grads]
         if len(in_grads) != len(node.inputs):
             raise ValueError(f"op '{node.op.name}': its gradient returned {len(in_grads)} value(s), "
                              f"expected one per input ({len(node.inputs)})")
         for i, (inp, g) in enumerate(zip(node.inputs, in_grads)):
-            if g is None or inp._node is None or id(inp._node) not in needed:
+            if g is None:
                 continue
-            if inp._data.dtype.kind in "iub":
+            inode = inp._node
+            if inode is None or id(inode) not in needed:
+                continue
+            d = inp._data
+            if d.dtype.kind in "iub":
                 continue                # integer inputs get no gradient
-            g = _check_grad(node.op, i, inp, g)
-            accumulate(inp._node, inp._oidx, g)
+            if type(g) is not Tensor or g._data.shape != d.shape or g._data.dtype != d.dtype:
+                g = _check_grad(node.op, i, inp, g)
+            accumulate(inode, inp._oidx, g)
 
     result = []
     for n in targets:
@@ -174,8 +197,8 @@ def backward(roots, targets):
 
 def _check_grad(op, index, inp, g):
     """Make sure a gradient matches its input's shape and dtype."""
-    from ..ops import functional as F
     from ..tensor import Tensor
+    F = _functional()
     if not isinstance(g, Tensor):
         if isinstance(g, (np.ndarray, np.generic, float, int)):
             g = Tensor._wrap(np.asarray(g, dtype=inp._data.dtype))

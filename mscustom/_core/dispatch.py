@@ -32,7 +32,8 @@ class Plan:
     """Everything decided once per signature: inferred outputs and the bound kernel."""
 
     __slots__ = ("n_out", "out_shapes", "out_dtypes", "out_formats", "runner", "allocates",
-                 "entry", "conversions", "restore", "pools", "lock", "check")
+                 "entry", "conversions", "restore", "pools", "lock", "check", "simple",
+                 "shape0", "dtype0")
 
     def run(self, op, attrs, arrays):
         if self.conversions:
@@ -83,38 +84,75 @@ def _freeze(value):
 
 def call(op, args, attrs):
     """Run ``op`` on a tuple of Tensors with an attribute dict; return Tensor(s)."""
-    key = [_settings["device_target"]]
     try:
-        for t in args:
-            d = t._data
-            key += (d.shape, d.dtype, t._format)
+        n = len(args)
+        if n == 2:
+            a, b = args
+            da, db = a._data, b._data
+            arrays = [da, db]
+            key = (da.shape, da.dtype, a._format, db.shape, db.dtype, b._format)
+        elif n == 1:
+            a = args[0]
+            da = a._data
+            arrays = [da]
+            key = (da.shape, da.dtype, a._format)
+        else:
+            arrays = [t._data for t in args]
+            key = tuple([(d.shape, d.dtype, t._format) for d, t in zip(arrays, args)])
     except AttributeError:
         _raise_not_tensor(op, args)
     if attrs:
-        key.append(tuple(attrs.items()))
-    key = tuple(key)
-    plans = op.plans
+        key = (key, tuple(attrs.items()))
     try:
-        plan = plans.get(key)
+        plan = op.plans.get(key)
     except TypeError:                   # unhashable attribute values
         try:
-            key = key[:-1] + (_freeze(attrs),)
-            plan = plans.get(key)
+            key = (key[0], _freeze(attrs))
+            plan = op.plans.get(key)
         except TypeError:
             key, plan = None, None
     if plan is None:
         plan = _make_plan(op, args, attrs)
         if key is not None:
-            plans[key] = plan
-    outs = plan.run(op, attrs, [t._data for t in args])
+            op.plans[key] = plan
+    if plan.simple:
+        # one output, kernel allocates, outputs inferred: the common built-in case
+        r = plan.runner(attrs, arrays)
+        if type(r) is not np.ndarray or r.shape != plan.shape0 or r.dtype != plan.dtype0:
+            r = _check_results(op, plan, r)[0]
+        t = _new_tensor(Tensor)
+        t._data = r
+        t._format = "DefaultFormat"
+        t._node = None
+        t._oidx = 0
+        if _REC[0]:
+            for x in args:
+                if x._node is not None:
+                    _ad.record(op, args, (t,), attrs)
+                    break
+        return t
+    outs = plan.run(op, attrs, arrays)
     fmts = plan.out_formats
     tensors = [Tensor._wrap(o, f) for o, f in zip(outs, fmts)] if fmts else [Tensor._wrap(o) for o in outs]
     if _REC[0]:
-        for t in args:
-            if t._node is not None:
+        for x in args:
+            if x._node is not None:
                 _ad.record(op, args, tensors, attrs)
                 break
     return tensors[0] if plan.n_out == 1 else tuple(tensors)
+
+
+_new_tensor = object.__new__
+
+
+def clear_plans():
+    """Forget every op's cached plans (the device target changed)."""
+    from .opdef import all_opdefs
+    for op in all_opdefs():
+        op.plans.clear()
+
+
+_context.on_change(clear_plans)
 
 
 def call_converting(op, args, attrs):
@@ -197,6 +235,10 @@ def _make_plan(op, args, attrs):
                            "output shapes; give the op an FInferShape rule")
     sig = Signature(in_shapes, in_dtypes, in_formats, plan.out_shapes, plan.out_dtypes, attrs, row)
     plan.runner = entry.bind(op, sig) if entry.bind is not None else entry.fn
+    plan.simple = (plan.n_out == 1 and entry.allocates and out_shapes is not None
+                   and not conversions and not plan.out_formats)
+    plan.shape0 = plan.out_shapes[0] if out_shapes is not None else None
+    plan.dtype0 = plan.out_dtypes[0] if out_shapes is not None else None
     return plan
 
 

@@ -22,7 +22,16 @@ Attribute keys and their Python signatures:
 - ``"FInplaceOption"``: ``(attrs) -> [(input_index, output_index), ...]``
 """
 
+import weakref
+
 from .kernel import KernelEntry
+
+_ALL = weakref.WeakSet()
+
+
+def all_opdefs():
+    """Every OpDef alive (for clearing plan caches when the device target changes)."""
+    return list(_ALL)
 
 _TARGET_OF_SUFFIX = {"<cpu>": "CPU", "<gpu>": "GPU", "<ascend>": "Ascend"}
 
@@ -47,6 +56,7 @@ class OpDef:
         self.kernels = []                   # KernelEntry, searched in order
         self.plans = {}                     # signature -> Plan (dispatch cache)
         self.input_names = None
+        _ALL.add(self)
 
     # ------------------------------------------------------------ builder API
     def describe(self, text):
