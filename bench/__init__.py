@@ -1,0 +1,1 @@
+"""Benchmarks for mscustom (see run.py)."""

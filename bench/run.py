@@ -1,0 +1,215 @@
+"""mscustom benchmarks: each figure next to a baseline measured in the same run.
+
+Run with ``make bench`` (or ``.venv/bin/python bench/run.py [--only NAME]``).
+Every figure is a median over many calls; the targets come from the project's
+issues and are printed next to the measurement. Nothing here asserts: the
+numbers are for people to read and quote.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import timeit
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import mscustom as ms  # noqa: E402
+from mscustom import ops  # noqa: E402
+
+ROWS = []
+
+
+def per_call_us(fn, number=20000, repeat=15):
+    """Median over ``repeat`` runs of the per-call time of ``fn`` in microseconds."""
+    fn()
+    times = timeit.repeat(fn, number=number, repeat=repeat)
+    return statistics.median(times) / number * 1e6
+
+
+def report(name, value, unit, baseline_name, baseline, target, ok):
+    ROWS.append((name, value, unit, baseline_name, baseline, target, ok))
+    base = f"{baseline:.3g} {unit}" if baseline is not None else "-"
+    print(f"{name:<46} {value:>9.3g} {unit:<5} | {baseline_name:<32} {base:>12} | "
+          f"target {target:<28} {'ok' if ok else 'MISSED'}", flush=True)
+
+
+# --------------------------------------------------------------------- foundation
+def bench_builtin():
+    a = np.ones(4, np.float32)
+    b = np.ones(4, np.float32)
+    x, y = ms.Tensor(a), ms.Tensor(b)
+    t_np = per_call_us(lambda: a + b, number=100000)
+    t_ms = per_call_us(lambda: x + y, number=100000)
+    report("built-in x + y, (4,) float32", t_ms, "us", "NumPy a + b", t_np,
+           "<= 8x NumPy", t_ms <= 8 * t_np)
+
+    step = ms.value_and_grad(lambda t: (t * t).sum())
+    t_vg = per_call_us(lambda: step(x), number=5000)
+    report("value_and_grad of (x * x).sum(), (4,)", t_vg, "us", "NumPy a * a (one op)", t_np,
+           "< 40 us", t_vg < 40)
+
+
+# --------------------------------------------------------------------- custom ops
+def _kernels_lib():
+    return os.path.join(ROOT, "aot_kernels", "build", "libkernels.so")
+
+
+def bench_custom_call():
+    from bench import kernels_for_bench as kb
+    a = np.arange(4, dtype=np.float32)
+    x = ms.Tensor(a)
+    out = np.empty_like(a)
+
+    # pyfunc: the function called directly vs through Custom
+    sq_py = ops.Custom(kb.square_py, lambda s: s, lambda d: d, func_type="pyfunc")
+    t_direct = per_call_us(lambda: kb.square_py(a))
+    t_py = per_call_us(lambda: sq_py(x))
+    report("Custom pyfunc x*x, (4,)", t_py, "us", "the function called directly", t_direct,
+           "<= 3 us above direct", t_py - t_direct <= 3)
+
+    # jit: the compiled Numba function called directly vs through Custom
+    import numba
+    compiled = numba.njit(cache=True)(kb.square_kernel)
+    compiled(a, out)
+    sq_jit = ops.Custom(kb.square_kernel, lambda s: s, lambda d: d, func_type="jit")
+    t_nb = per_call_us(lambda: compiled(a, out))
+    t_jit = per_call_us(lambda: sq_jit(x))
+    report("Custom jit x*x, (4,)", t_jit, "us", "compiled Numba function", t_nb,
+           "<= 3 us", t_jit <= 3)
+
+    # aot: a direct cffi call with cached pointers vs through Custom
+    lib_path = _kernels_lib()
+    from cffi import FFI
+    ffi = FFI()
+    ffi.cdef("int CustomSquare(int, void **, int *, int64_t **, const char **, void *, void *);")
+    lib = ffi.dlopen(lib_path)
+    keep = [ffi.new("char[]", b"float32"), ffi.new("char[]", b"float32")]
+    dtypes = ffi.new("const char *[2]", keep)
+    shape = ffi.new("int64_t[1]", [4])
+    shapes = ffi.new("int64_t *[2]", [shape, shape])
+    ndims = ffi.new("int[2]", [1, 1])
+    params = ffi.new("void *[2]", [ffi.cast("void *", a.ctypes.data), ffi.cast("void *", out.ctypes.data)])
+    fn = lib.CustomSquare
+    t_cffi = per_call_us(lambda: fn(2, params, ndims, shapes, dtypes, ffi.NULL, ffi.NULL))
+    sq_aot = ops.Custom(lib_path + ":CustomSquare", lambda s: s, lambda d: d, func_type="aot")
+    t_aot = per_call_us(lambda: sq_aot(x))
+    report("Custom aot x*x, (4,)", t_aot, "us", "direct cffi call", t_cffi, "<= 3 us", t_aot <= 3)
+
+    # grad through one Custom op with a Custom bprop
+    sq_grad = ops.Custom(kb.square_grad_py, lambda s, d: s, lambda s, d: s, func_type="pyfunc")
+    sq = ops.Custom(kb.square_py, lambda s: s, lambda d: d, func_type="pyfunc",
+                    bprop=lambda inp, out_, dout: (sq_grad(inp, dout),))
+    g = ms.grad(lambda t: sq(t))
+    t_grad = per_call_us(lambda: g(x), number=5000)
+    report("ms.grad through Custom + Custom bprop, (4,)", t_grad, "us", "the pyfunc called directly",
+           t_direct, "<= 25 us", t_grad <= 25)
+
+
+def bench_bandwidth():
+    from bench import kernels_for_bench as kb
+    n = 10_000_000
+    a = np.random.default_rng(0).random(n, dtype=np.float32)
+    x = ms.Tensor(a)
+    dst = np.empty_like(a)
+    np.copyto(dst, a)
+    t_copy = statistics.median(timeit.repeat(lambda: np.copyto(dst, a), number=5, repeat=7)) / 5
+    bytes_moved = 2 * a.nbytes            # read n floats, write n floats
+    bw_copy = bytes_moved / t_copy / 1e9
+
+    t_np = statistics.median(timeit.repeat(lambda: a * a, number=5, repeat=7)) / 5
+    report("NumPy a * a, 1e7 float32 (fresh output)", bytes_moved / t_np / 1e9, "GB/s",
+           "plain copy (np.copyto)", bw_copy, "(reference)", True)
+
+    sq_par = ops.Custom(kb.square_parallel, lambda s: s, lambda d: d, func_type="jit")
+    sq_par(x)
+
+    def run_jit():
+        sq_par(x)                         # the result is dropped: its buffer can be reused
+    t_jit = statistics.median(timeit.repeat(run_jit, number=5, repeat=7)) / 5
+    bw = bytes_moved / t_jit / 1e9
+    report("Custom jit prange x*x, 1e7 float32", bw, "GB/s", "plain copy (np.copyto)", bw_copy,
+           ">= 80% of copy", bw >= 0.8 * bw_copy)
+
+    sq_aot = ops.Custom(_kernels_lib() + ":CustomSquare", lambda s: s, lambda d: d, func_type="aot")
+    sq_aot(x)
+
+    def run_aot():
+        sq_aot(x)
+    t_aot = statistics.median(timeit.repeat(run_aot, number=5, repeat=7)) / 5
+    bw = bytes_moved / t_aot / 1e9
+    report("Custom aot OpenMP x*x, 1e7 float32", bw, "GB/s", "plain copy (np.copyto)", bw_copy,
+           ">= 80% of copy", bw >= 0.8 * bw_copy)
+
+
+_STARTUP = textwrap.dedent("""
+    import time, sys
+    t0 = time.perf_counter()
+    import mscustom as ms
+    from mscustom import ops
+    t1 = time.perf_counter()
+    sys.path.insert(0, {root!r})
+    from bench import kernels_for_bench as kb
+    import numpy as np
+    op = ops.Custom(kb.square_kernel, lambda s: s, lambda d: d, func_type="jit")
+    x = ms.Tensor(np.ones(4, np.float32))
+    t2 = time.perf_counter()
+    op(x)
+    t3 = time.perf_counter()
+    print(t1 - t0, t3 - t2)
+""")
+
+
+def bench_startup():
+    code = _STARTUP.format(root=ROOT)
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory() as cache:
+        env["NUMBA_CACHE_DIR"] = cache
+        subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT,
+                       capture_output=True)          # fills the disk cache
+        imports, firsts = [], []
+        for _ in range(5):
+            out = subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT,
+                                 capture_output=True, text=True).stdout.split()
+            imports.append(float(out[0]))
+            firsts.append(float(out[1]))
+    t_imp = statistics.median(imports) * 1e3
+    t_first = statistics.median(firsts) * 1e3
+    t_np = statistics.median(_numpy_import_times(env)) * 1e3
+    report("import mscustom (fresh process)", t_imp, "ms", "import numpy", t_np, "<= 300 ms",
+           t_imp <= 300)
+    report("first jit call, kernel in disk cache", t_first, "ms", "-", None, "<= 100 ms",
+           t_first <= 100)
+
+
+def _numpy_import_times(env):
+    code = "import time; t=time.perf_counter(); import numpy; print(time.perf_counter()-t)"
+    return [float(subprocess.run([sys.executable, "-c", code], check=True, env=env,
+                                 capture_output=True, text=True).stdout) for _ in range(5)]
+
+
+BENCHES = {"builtin": bench_builtin, "custom": bench_custom_call, "bandwidth": bench_bandwidth,
+           "startup": bench_startup}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=sorted(BENCHES), action="append",
+                        help="run only these benchmarks (repeatable)")
+    args = parser.parse_args()
+    print(f"{'measurement':<46} {'value':>9} {'unit':<5} | {'baseline (same run)':<32} {'':>12} | target")
+    for name in args.only or BENCHES:
+        BENCHES[name]()
+    missed = [r[0] for r in ROWS if not r[6]]
+    print(f"\n{len(ROWS) - len(missed)} of {len(ROWS)} figures meet their targets"
+          + (f"; missed: {', '.join(missed)}" if missed else ""))
+
+
+if __name__ == "__main__":
+    main()
