@@ -51,11 +51,39 @@ def same_shape(attrs, shapes):
 
 
 # ------------------------------------------------------------------ type rules
+def result_dtype(np_dtypes):
+    """The dtype arithmetic on these NumPy dtypes gives, with MindSpore's rule for mixed kinds.
+
+    Floats win over integers without widening: ``int64 op float32`` is float32
+    (NumPy would say float64). Otherwise NumPy's promotion applies.
+    """
+    floats = [d for d in np_dtypes if d.kind == "f"]
+    if floats and len(floats) != len(np_dtypes):
+        return np.result_type(*floats)
+    return np.result_type(*np_dtypes)
+
+
 def promote_types(name):
-    """FInferType: NumPy's promotion of the input dtypes (what the kernel computes)."""
+    """FInferType: the promoted dtype of the inputs (see ``result_dtype``)."""
     def infer(attrs, dtypes):
-        out = np.result_type(*(d.np_dtype for d in dtypes))
-        return dtypes, [_dt.from_numpy(out)]
+        return dtypes, [_dt.from_numpy(result_dtype([d.np_dtype for d in dtypes]))]
+    return infer
+
+
+def numeric_promote(name):
+    """FInferType for arithmetic that rejects bool inputs and promotes the rest."""
+    def infer(attrs, dtypes):
+        for i, d in enumerate(dtypes):
+            if d.name == "bool":
+                raise TypeError(f"op '{name}': input {i} must be a number type, got bool")
+        return dtypes, [_dt.from_numpy(result_dtype([d.np_dtype for d in dtypes]))]
+    return infer
+
+
+def compare_type(name):
+    """FInferType for comparisons: any two dtypes in, bool out."""
+    def infer(attrs, dtypes):
+        return dtypes, [_dt.bool_]
     return infer
 
 
@@ -65,7 +93,7 @@ def float_only(name, promote=True):
         for i, d in enumerate(dtypes):
             if not _dt.is_floating(d):
                 raise TypeError(f"op '{name}': input {i} must be float16, float32 or float64, got {d.name}")
-        out = np.result_type(*(d.np_dtype for d in dtypes)) if promote else dtypes[0].np_dtype
+        out = result_dtype([d.np_dtype for d in dtypes]) if promote else dtypes[0].np_dtype
         return dtypes, [_dt.from_numpy(out)]
     return infer
 
@@ -86,17 +114,33 @@ def numeric_only(name):
 
 
 def normalize_axis(name, axis, ndim):
-    """Turn an axis argument (None, int, tuple) into a sorted tuple of non-negative axes."""
+    """Turn an axis argument (None, int, tuple) into a sorted tuple of non-negative axes.
+
+    ``None`` and ``()`` mean every axis. Each axis must lie in ``[-ndim, ndim)``.
+    """
     if axis is None or axis == ():
         return tuple(range(ndim))
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     out = []
     for a in axes:
-        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+        if not isinstance(a, (int, np.integer)) or isinstance(a, (bool, np.bool_)):
             raise TypeError(f"op '{name}': axis must be an int or a tuple of ints, got {axis!r}")
-        if not -ndim <= a < max(ndim, 1):
-            raise ValueError(f"op '{name}': axis {a} is out of range for a tensor of rank {ndim}")
-        out.append(int(a) % max(ndim, 1))
+        if not -ndim <= a < ndim:
+            raise ValueError(f"op '{name}': axis {a} is out of range for a tensor of rank {ndim} "
+                             f"(expected {-ndim} <= axis < {ndim})" if ndim else
+                             f"op '{name}': axis {a} is out of range for a tensor of rank 0 "
+                             "(a 0-d tensor has no axes; use axis=None)")
+        out.append(int(a) % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"op '{name}': axis {axis!r} repeats an axis")
     return tuple(sorted(out))
+
+
+def insert_axis(name, axis, ndim):
+    """Normalize the position of a new axis in a result of rank ``ndim + 1``."""
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, (bool, np.bool_)):
+        raise TypeError(f"op '{name}': axis must be an int, got {axis!r}")
+    if not -ndim - 1 <= axis <= ndim:
+        raise ValueError(f"op '{name}': axis {axis} is out of range for inserting an axis into a "
+                         f"tensor of rank {ndim} (expected {-ndim - 1} <= axis <= {ndim})")
+    return int(axis) % (ndim + 1)
