@@ -120,7 +120,12 @@ def normalize_axis(name, axis, ndim):
     """
     if axis is None or axis == ():
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if isinstance(axis, (int, np.integer)):
+        axes = (axis,)
+    elif isinstance(axis, (tuple, list)):
+        axes = tuple(axis)
+    else:
+        raise TypeError(f"op '{name}': axis must be an int or a tuple of ints, got {axis!r}")
     out = []
     for a in axes:
         if not isinstance(a, (int, np.integer)) or isinstance(a, (bool, np.bool_)):
