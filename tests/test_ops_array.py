@@ -220,6 +220,18 @@ def test_getitem_errors():
         x[..., 0, ...]
 
 
+def test_integer_indices_share_one_plan():
+    """x[i] in a loop must not grow the plan cache with every i (ints are inputs, not attributes)."""
+    op = ms.ops.get_op("getitem")
+    x = arange(50, 2)
+    x[0], x[0, 1]
+    before = len(op.plans)
+    for i in range(50):
+        assert x[i].asnumpy().tolist() == [2.0 * i, 2.0 * i + 1]
+        assert x[i, -1].item() == 2.0 * i + 1
+    assert len(op.plans) == before
+
+
 def test_iterating_a_tensor_yields_rows():
     rows = list(arange(3, 2))
     assert len(rows) == 3

@@ -122,6 +122,10 @@ def test_python_scalar_takes_the_tensor_dtype():
     assert (i + 1).dtype == ms.int32
     assert (i * 2).dtype == ms.int32
     np.testing.assert_array_equal((10 - i).asnumpy(), [9, 8])
+    u = ms.Tensor(np.array([1, 2], np.uint8))
+    assert (u + 1).dtype == ms.uint8
+    over = u - 300                            # does not fit uint8: computed as int64
+    assert over.dtype == ms.int64 and over.asnumpy().tolist() == [-299, -298]
 
 
 def test_int_and_float_mix_to_the_float_type():

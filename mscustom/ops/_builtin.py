@@ -3,13 +3,19 @@
 A built-in op is an OpDef registered like any user op: shape and dtype rules,
 a NumPy kernel that returns its outputs (``FComputeAlloc``, registered for
 every target while tensors live in host memory) and an ``FGradient`` built
-from ops. The helpers here keep each definition to a few lines.
+from ops. The helpers here keep each definition to a few lines: ``defop``,
+operand conversion for the functional wrappers (``pair``, ``tensor_arg``) and
+reusable shape/dtype rules, which is where built-in ops validate their inputs.
 """
 
 import numpy as np
 
 from .._core.registry import register_op
 from .. import dtype as _dt
+from ..tensor import Tensor, as_tensor
+
+NOATTR = {}                 # the shared empty attribute dict of ops without attributes
+_wrap = Tensor._wrap
 
 TARGETS = ("<cpu>", "<gpu>", "<ascend>")
 
@@ -30,6 +36,74 @@ def defop(name, num_inputs, compute, infer_shape=None, infer_type=None, gradient
     if gradient is not None:
         op.set_attr("FGradient", gradient)
     return op
+
+
+def unary(name, compute, type_rule, gradient, doc):
+    """``defop`` for a one-input op whose output has the input's shape."""
+    return defop(name, 1, compute, same_shape, type_rule, gradient, doc=doc, arg_names=("x",))
+
+
+def no_grad(ins, outs, g, a):
+    """FGradient of ops with no gradient (comparisons, constants): None for every input."""
+    return [None] * len(ins)
+
+
+# ------------------------------------------------------------------ operands
+def scalar_like(value, like):
+    """``value`` as a Tensor; a Python int/float takes ``like``'s dtype when its kind fits."""
+    kind = like._data.dtype.kind
+    tv = type(value)
+    if (tv is float and kind == "f") or (tv is int and kind in "iuf"):
+        try:
+            return _wrap(np.asarray(value, like._data.dtype))
+        except OverflowError:           # e.g. 300 next to uint8: keep it as int64
+            return Tensor(value)
+    return as_tensor(value, like)
+
+
+def pair(x, y):
+    """Both operands as Tensors; a Python scalar takes the other operand's dtype."""
+    if type(x) is not Tensor:
+        x = scalar_like(x, y) if isinstance(y, Tensor) else as_tensor(x)
+    if type(y) is not Tensor:
+        y = scalar_like(y, x)
+    return x, y
+
+
+def pair_named(x, y, name):
+    """``pair`` with an error naming the op when an operand is not a number or array."""
+    try:
+        return pair(x, y)
+    except (TypeError, ValueError) as exc:
+        bad = y if isinstance(x, Tensor) else x
+        raise TypeError(f"op '{name}': operands must be Tensors, arrays or numbers, "
+                        f"got {type(bad).__name__} ({exc})") from None
+
+
+def tensor_arg(x, name):
+    """``x`` as a Tensor (arrays and numbers are converted); TypeError naming the op otherwise."""
+    if isinstance(x, Tensor):
+        return x
+    try:
+        return as_tensor(x)
+    except (TypeError, ValueError):
+        raise TypeError(f"op '{name}': input must be a Tensor, got {type(x).__name__}") from None
+
+
+def is_float(t):
+    """True when ``t`` is a floating-point tensor (only those carry gradients)."""
+    return t._data.dtype.kind == "f"
+
+
+def axis_attr(axis):
+    """An axis argument as a hashable attribute: None for all axes, lists as tuples."""
+    if axis is None or axis == ():
+        return None
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    if isinstance(axis, np.integer):
+        axis = int(axis)
+    return axis
 
 
 # ------------------------------------------------------------------ shape rules

@@ -1,0 +1,374 @@
+"""Arithmetic, elementwise math, comparisons and matmul.
+
+Example::
+
+    ops.matmul(x, y) + ops.exp(x) ** 2
+"""
+
+import numpy as np
+
+from .. import dtype as _dt
+from .._core.dispatch import call
+from ..tensor import Tensor
+from . import functional as F
+from ._builtin import (NOATTR, broadcast_shape, compare_type, defop, float_only, is_float, no_grad,
+                       numeric_only, numeric_promote, pair_named, promote_types, result_dtype,
+                       same_shape, tensor_arg, unary)
+
+# Gradients are built from ops that may live in the other op modules; they
+# reach them through ``F`` (mscustom.ops.functional), looked up at call time.
+
+
+# ================================================================== arithmetic
+_ADD = defop("add", 2, lambda a, i: np.add(i[0], i[1]), broadcast_shape("add"), promote_types("add"),
+             lambda ins, outs, g, a: [F.sum_to(g[0], ins[0].shape), F.sum_to(g[0], ins[1].shape)],
+             doc="x + y with broadcasting", arg_names=("x", "y"))
+_SUB = defop("sub", 2, lambda a, i: np.subtract(i[0], i[1]), broadcast_shape("sub"), numeric_promote("sub"),
+             lambda ins, outs, g, a: [F.sum_to(g[0], ins[0].shape), F.sum_to(neg(g[0]), ins[1].shape)],
+             doc="x - y with broadcasting", arg_names=("x", "y"))
+_MUL = defop("mul", 2, lambda a, i: np.multiply(i[0], i[1]), broadcast_shape("mul"), promote_types("mul"),
+             lambda ins, outs, g, a: [F.sum_to(mul(g[0], ins[1]), ins[0].shape),
+                                      F.sum_to(mul(g[0], ins[0]), ins[1].shape)],
+             doc="x * y with broadcasting", arg_names=("x", "y"))
+
+
+def _div_type(attrs, dtypes):
+    out = result_dtype([d.np_dtype for d in dtypes])
+    if out.kind != "f":                 # true division of integers gives float32, as in MindSpore
+        out = np.dtype(np.float32)
+    return dtypes, [_dt.from_numpy(out)]
+
+
+def _div_grad(ins, outs, g, a):
+    x, y = ins
+    gx = F.sum_to(div(g[0], y), x.shape)
+    gy = F.sum_to(neg(mul(g[0], div(outs[0], y))), y.shape) if is_float(y) else None
+    return [gx, gy]
+
+
+_DIV = defop("div", 2, lambda a, i: np.true_divide(i[0], i[1]), broadcast_shape("div"), _div_type,
+             _div_grad, doc="x / y with broadcasting", arg_names=("x", "y"))
+_NEG = defop("neg", 1, lambda a, i: np.negative(i[0]), same_shape, numeric_only("neg"),
+             lambda ins, outs, g, a: [neg(g[0])], doc="-x", arg_names=("x",))
+_SQUARE = defop("square", 1, lambda a, i: np.square(i[0]), same_shape, numeric_only("square"),
+                lambda ins, outs, g, a: [mul(g[0], mul(ins[0], 2))], doc="x * x", arg_names=("x",))
+
+
+def add(x, y):
+    """``x + y`` with NumPy broadcasting."""
+    if type(x) is not Tensor or type(y) is not Tensor:
+        x, y = pair_named(x, y, "add")
+    return call(_ADD, (x, y), NOATTR)
+
+
+def sub(x, y):
+    """``x - y`` with NumPy broadcasting."""
+    if type(x) is not Tensor or type(y) is not Tensor:
+        x, y = pair_named(x, y, "sub")
+    return call(_SUB, (x, y), NOATTR)
+
+
+def mul(x, y):
+    """``x * y`` with NumPy broadcasting."""
+    if type(x) is not Tensor or type(y) is not Tensor:
+        x, y = pair_named(x, y, "mul")
+    return call(_MUL, (x, y), NOATTR)
+
+
+def div(x, y):
+    """``x / y`` (true division) with NumPy broadcasting; integers divide to float32."""
+    if type(x) is not Tensor or type(y) is not Tensor:
+        x, y = pair_named(x, y, "div")
+    return call(_DIV, (x, y), NOATTR)
+
+
+def neg(x):
+    """``-x``."""
+    if type(x) is not Tensor:
+        x = tensor_arg(x, "neg")
+    return call(_NEG, (x,), NOATTR)
+
+
+def square(x):
+    """``x * x`` elementwise."""
+    if type(x) is not Tensor:
+        x = tensor_arg(x, "square")
+    return call(_SQUARE, (x,), NOATTR)
+
+
+# ------------------------------------------------------------------ pow
+def _pow_compute(attrs, ins):
+    try:
+        return np.power(ins[0], ins[1])
+    except ValueError as exc:          # integers to negative integer powers
+        raise ValueError(f"op 'pow': {exc} Cast the base to a float type first.") from None
+
+
+def _pow_grad(ins, outs, g, a):
+    x, y = ins
+    gx = gy = None
+    if is_float(x):
+        gx = F.sum_to(mul(g[0], mul(y, pow(x, sub(y, 1)))), x.shape)
+    if is_float(y):
+        # d/dy x**y = x**y * log(x); defined here for x > 0 and taken as 0 elsewhere
+        positive = greater(x, 0)
+        safe_log = log(F.where(positive, x, F.ones_like(x))) if is_float(x) else log(F.cast(F.where(positive, x, 1), y.dtype))
+        gy = F.sum_to(mul(g[0], mul(outs[0], safe_log)), y.shape)
+    return [gx, gy]
+
+
+_POW = defop("pow", 2, _pow_compute, broadcast_shape("pow"), numeric_promote("pow"), _pow_grad,
+             doc="x ** y with broadcasting", arg_names=("x", "y"))
+
+
+def _pow_scalar_type(attrs, dtypes):
+    d, e = dtypes[0], attrs["exponent"]
+    if d.name == "bool":
+        raise TypeError("op 'pow': the base must be a number type, got bool")
+    if _dt.is_floating(d):
+        return dtypes, [d]
+    if attrs["float_exponent"]:
+        return dtypes, [_dt.float32]
+    if e < 0:
+        raise ValueError(f"op 'pow': an integer tensor ({d.name}) cannot be raised to the negative "
+                         f"integer power {e}; cast it to a float type first")
+    return dtypes, [d]
+
+
+def _pow_scalar_grad(ins, outs, g, a):
+    x, e = ins[0], a["exponent"]
+    if not is_float(x):
+        return [None]
+    if e == 0:                          # constant: no log(x), no 0 * inf at x == 0
+        return [F.zeros_like(x)]
+    if e == 1:
+        return [g[0]]
+    if e == 2:
+        return [mul(g[0], mul(x, 2))]
+    return [mul(g[0], mul(pow(x, e - 1), e))]
+
+
+_POW_SCALAR = defop("pow_scalar", 1, lambda a, i: np.power(i[0], a["exponent"]), same_shape,
+                    _pow_scalar_type, _pow_scalar_grad,
+                    doc="x ** exponent for a constant Python number exponent", arg_names=("x",))
+
+
+def pow(x, y):  # noqa: A001 - MindSpore's name
+    """``x ** y`` elementwise with broadcasting.
+
+    A Python number exponent is an attribute of the op (``pow_scalar``), so its
+    gradient never takes ``log(x)`` and stays finite for negative bases. For a
+    tensor exponent, the exponent's gradient ``x**y * log(x)`` is taken as 0 where
+    ``x <= 0``.
+
+    Example::
+
+        ops.pow(ms.Tensor([-2.0, 3.0]), 2)      # [4., 9.]
+    """
+    if isinstance(x, Tensor) and not isinstance(y, Tensor):
+        if isinstance(y, np.number):
+            y = y.item()
+        if isinstance(y, (int, float)) and not isinstance(y, bool):
+            return call(_POW_SCALAR, (x,), {"exponent": y, "float_exponent": isinstance(y, float)})
+    if type(x) is not Tensor or type(y) is not Tensor:
+        x, y = pair_named(x, y, "pow")
+    return call(_POW, (x, y), NOATTR)
+
+
+# ================================================================== elementwise math
+_EXP = unary("exp", lambda a, i: np.exp(i[0]), float_only("exp"),
+              lambda ins, outs, g, a: [mul(g[0], outs[0])], "e ** x")
+_LOG = unary("log", lambda a, i: np.log(i[0]), float_only("log"),
+              lambda ins, outs, g, a: [div(g[0], ins[0])], "natural logarithm")
+_SQRT = unary("sqrt", lambda a, i: np.sqrt(i[0]), float_only("sqrt"),
+               lambda ins, outs, g, a: [div(g[0], mul(outs[0], 2))], "square root")
+_SIGN = unary("sign", lambda a, i: np.sign(i[0]), numeric_only("sign"),
+               lambda ins, outs, g, a: [None], "-1, 0 or 1 by the sign of x (no gradient)")
+_ABS = unary("abs", lambda a, i: np.abs(i[0]), numeric_only("abs"),
+              lambda ins, outs, g, a: [mul(g[0], sign(ins[0]))], "|x| (gradient 0 at 0)")
+
+
+def exp(x):
+    """``e ** x`` elementwise (float tensors only)."""
+    if type(x) is not Tensor:
+        x = tensor_arg(x, "exp")
+    return call(_EXP, (x,), NOATTR)
+
+
+def log(x):
+    """Natural logarithm elementwise (float tensors only)."""
+    if type(x) is not Tensor:
+        x = tensor_arg(x, "log")
+    return call(_LOG, (x,), NOATTR)
+
+
+def sqrt(x):
+    """Square root elementwise (float tensors only)."""
+    if type(x) is not Tensor:
+        x = tensor_arg(x, "sqrt")
+    return call(_SQRT, (x,), NOATTR)
+
+
+def sign(x):
+    """-1, 0 or 1 by the sign of each element; not differentiable (gradient None)."""
+    if type(x) is not Tensor:
+        x = tensor_arg(x, "sign")
+    return call(_SIGN, (x,), NOATTR)
+
+
+def abs(x):  # noqa: A001 - MindSpore's name
+    """``|x|`` elementwise; the gradient at 0 is 0."""
+    if type(x) is not Tensor:
+        x = tensor_arg(x, "abs")
+    return call(_ABS, (x,), NOATTR)
+
+
+def _minmax_grad(pick_first):
+    """Gradient of maximum/minimum: ties go to the first input."""
+    def gradient(ins, outs, g, a):
+        x, y = ins
+        mask = F.cast(pick_first(x, y), g[0].dtype)
+        gx = mul(g[0], mask)
+        return [F.sum_to(gx, x.shape) if is_float(x) else None,
+                F.sum_to(sub(g[0], gx), y.shape) if is_float(y) else None]
+    return gradient
+
+
+_MAXIMUM = defop("maximum", 2, lambda a, i: np.maximum(i[0], i[1]), broadcast_shape("maximum"),
+                 promote_types("maximum"), _minmax_grad(lambda x, y: greater_equal(x, y)),
+                 doc="elementwise maximum; where x == y the gradient goes to x",
+                 arg_names=("x", "y"))
+_MINIMUM = defop("minimum", 2, lambda a, i: np.minimum(i[0], i[1]), broadcast_shape("minimum"),
+                 promote_types("minimum"), _minmax_grad(lambda x, y: less_equal(x, y)),
+                 doc="elementwise minimum; where x == y the gradient goes to x",
+                 arg_names=("x", "y"))
+
+
+def maximum(x, y):
+    """Elementwise maximum with broadcasting; at ties the gradient goes to ``x``."""
+    if type(x) is not Tensor or type(y) is not Tensor:
+        x, y = pair_named(x, y, "maximum")
+    return call(_MAXIMUM, (x, y), NOATTR)
+
+
+def minimum(x, y):
+    """Elementwise minimum with broadcasting; at ties the gradient goes to ``x``."""
+    if type(x) is not Tensor or type(y) is not Tensor:
+        x, y = pair_named(x, y, "minimum")
+    return call(_MINIMUM, (x, y), NOATTR)
+
+
+# ================================================================== comparisons
+def _comparison(name, ufunc, doc):
+    return defop(name, 2, lambda a, i: ufunc(i[0], i[1]), broadcast_shape(name), compare_type(name),
+                 no_grad, doc=doc, arg_names=("x", "y"))
+
+
+_EQUAL = _comparison("equal", np.equal, "x == y (bool, no gradient)")
+_NOT_EQUAL = _comparison("not_equal", np.not_equal, "x != y (bool, no gradient)")
+_LESS = _comparison("less", np.less, "x < y (bool, no gradient)")
+_LESS_EQUAL = _comparison("less_equal", np.less_equal, "x <= y (bool, no gradient)")
+_GREATER = _comparison("greater", np.greater, "x > y (bool, no gradient)")
+_GREATER_EQUAL = _comparison("greater_equal", np.greater_equal, "x >= y (bool, no gradient)")
+
+
+def equal(x, y):
+    """``x == y`` elementwise with broadcasting; a bool tensor."""
+    if type(x) is not Tensor or type(y) is not Tensor:
+        x, y = pair_named(x, y, "equal")
+    return call(_EQUAL, (x, y), NOATTR)
+
+
+def not_equal(x, y):
+    """``x != y`` elementwise with broadcasting; a bool tensor."""
+    if type(x) is not Tensor or type(y) is not Tensor:
+        x, y = pair_named(x, y, "not_equal")
+    return call(_NOT_EQUAL, (x, y), NOATTR)
+
+
+def less(x, y):
+    """``x < y`` elementwise with broadcasting; a bool tensor."""
+    if type(x) is not Tensor or type(y) is not Tensor:
+        x, y = pair_named(x, y, "less")
+    return call(_LESS, (x, y), NOATTR)
+
+
+def less_equal(x, y):
+    """``x <= y`` elementwise with broadcasting; a bool tensor."""
+    if type(x) is not Tensor or type(y) is not Tensor:
+        x, y = pair_named(x, y, "less_equal")
+    return call(_LESS_EQUAL, (x, y), NOATTR)
+
+
+def greater(x, y):
+    """``x > y`` elementwise with broadcasting; a bool tensor."""
+    if type(x) is not Tensor or type(y) is not Tensor:
+        x, y = pair_named(x, y, "greater")
+    return call(_GREATER, (x, y), NOATTR)
+
+
+def greater_equal(x, y):
+    """``x >= y`` elementwise with broadcasting; a bool tensor."""
+    if type(x) is not Tensor or type(y) is not Tensor:
+        x, y = pair_named(x, y, "greater_equal")
+    return call(_GREATER_EQUAL, (x, y), NOATTR)
+
+
+# ================================================================== matmul
+def _matmul_shape(attrs, shapes):
+    a, b = shapes
+    if not a or not b:
+        raise ValueError(f"op 'matmul': inputs must have at least 1 dimension, got shapes {list(a)} "
+                         f"and {list(b)}")
+    a2 = [1] + list(a) if len(a) == 1 else list(a)
+    b2 = list(b) + [1] if len(b) == 1 else list(b)
+    if a2[-1] != b2[-2]:
+        raise ValueError(f"op 'matmul': shapes {list(a)} and {list(b)} do not match: the contracted "
+                         f"dimension of x is {a2[-1]}, of y {b2[-2]}")
+    try:
+        batch = list(np.broadcast_shapes(tuple(a2[:-2]), tuple(b2[:-2])))
+    except ValueError:
+        raise ValueError(f"op 'matmul': the batch dimensions of shapes {list(a)} and {list(b)} "
+                         "cannot be broadcast together") from None
+    out = batch + ([a2[-2]] if len(a) > 1 else []) + ([b2[-1]] if len(b) > 1 else [])
+    return shapes, [out]
+
+
+def _swap_last(t):
+    n = t._data.ndim
+    return F.transpose(t, tuple(range(n - 2)) + (n - 1, n - 2))
+
+
+def _matmul_grad(ins, outs, g, a):
+    x, y = ins
+    gy = g[0]
+    # work on 2-D+ forms: a 1-D x is a row (1, k), a 1-D y a column (k, 1)
+    x2 = F.expand_dims(x, 0) if x.ndim == 1 else x
+    y2 = F.expand_dims(y, -1) if y.ndim == 1 else y
+    if y.ndim == 1:
+        gy = F.expand_dims(gy, -1)
+    if x.ndim == 1:
+        gy = F.expand_dims(gy, -2)
+    gx = gw = None
+    if is_float(x):
+        gx = F.reshape(F.sum_to(matmul(gy, _swap_last(y2)), x2.shape), x.shape)
+    if is_float(y):
+        gw = F.reshape(F.sum_to(matmul(_swap_last(x2), gy), y2.shape), y.shape)
+    return [gx, gw]
+
+
+_MATMUL = defop("matmul", 2, lambda a, i: np.matmul(i[0], i[1]), _matmul_shape, numeric_promote("matmul"),
+                _matmul_grad, doc="matrix product with NumPy's 1-D and batch rules",
+                arg_names=("x", "y"))
+
+
+def matmul(x, y):
+    """Matrix product as ``np.matmul``: 1-D operands are vectors, leading dims broadcast.
+
+    Example::
+
+        ops.matmul(ms.Tensor(np.ones((2, 3, 4), np.float32)), ms.Tensor(np.ones((4, 5), np.float32)))
+    """
+    if type(x) is not Tensor or type(y) is not Tensor:
+        x, y = pair_named(x, y, "matmul")
+    return call(_MATMUL, (x, y), NOATTR)

@@ -1,0 +1,189 @@
+"""Activations, softmax / log_softmax and one_hot.
+
+Example::
+
+    ops.log_softmax(logits, axis=-1) * ops.one_hot(labels, 10, 1.0, 0.0)
+"""
+
+import numpy as np
+
+from .. import dtype as _dt
+from .._core.dispatch import call
+from ..tensor import Tensor
+from . import functional as F
+from ._builtin import (NOATTR, axis_attr, defop, float_only, insert_axis, no_grad, normalize_axis,
+                       numeric_only, same_shape, same_type, tensor_arg, unary)
+
+# Gradients are built from ops that may live in the other op modules; they
+# reach them through ``F`` (mscustom.ops.functional), looked up at call time.
+
+
+# ================================================================== activations
+_RELU_GRAD = defop("relu_grad", 2, lambda a, i: np.multiply(i[0], i[1] > 0), same_shape, same_type,
+                   lambda ins, outs, g, a: [relu_grad(g[0], ins[1]), None],
+                   doc="dy * (x > 0): the gradient of relu", arg_names=("dy", "x"))
+_RELU = unary("relu", lambda a, i: np.maximum(i[0], 0), numeric_only("relu"),
+               lambda ins, outs, g, a: [relu_grad(g[0], ins[0])], "max(x, 0)")
+
+
+def relu_grad(dy, x):
+    """``dy * (x > 0)``: relu's gradient as an op, so it is differentiable again."""
+    return call(_RELU_GRAD, (dy, x), NOATTR)
+
+
+def _sigmoid_compute(attrs, ins):
+    x = ins[0]
+    e = np.exp(-np.abs(x))              # never overflows
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+_SIGMOID = unary("sigmoid", _sigmoid_compute, float_only("sigmoid"),
+                  lambda ins, outs, g, a: [F.mul(g[0], F.mul(outs[0], F.sub(1, outs[0])))],
+                  "1 / (1 + exp(-x)), computed without overflow")
+_TANH = unary("tanh", lambda a, i: np.tanh(i[0]), float_only("tanh"),
+               lambda ins, outs, g, a: [F.mul(g[0], F.sub(1, F.square(outs[0])))], "hyperbolic tangent")
+
+
+def relu(x):
+    """``max(x, 0)`` elementwise; the gradient at 0 is 0."""
+    if type(x) is not Tensor:
+        x = tensor_arg(x, "relu")
+    return call(_RELU, (x,), NOATTR)
+
+
+def sigmoid(x):
+    """``1 / (1 + exp(-x))`` elementwise (float tensors only)."""
+    if type(x) is not Tensor:
+        x = tensor_arg(x, "sigmoid")
+    return call(_SIGMOID, (x,), NOATTR)
+
+
+def tanh(x):
+    """Hyperbolic tangent elementwise (float tensors only)."""
+    if type(x) is not Tensor:
+        x = tensor_arg(x, "tanh")
+    return call(_TANH, (x,), NOATTR)
+
+
+def _axis_shape(name):
+    """FInferShape for ops that keep the shape and work along ``attrs['axis']``."""
+    def infer(attrs, shapes):
+        normalize_axis(name, attrs["axis"], len(shapes[0]))
+        return shapes, [list(shapes[0])]
+    return infer
+
+
+def _softmax_compute(attrs, ins):
+    x, axis = ins[0], attrs["axis"]
+    if x.size == 0:
+        return x.copy()
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    e /= e.sum(axis=axis, keepdims=True)
+    return e
+
+
+def _log_softmax_compute(attrs, ins):
+    x, axis = ins[0], attrs["axis"]
+    if x.size == 0:
+        return x.copy()
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+def _softmax_grad(ins, outs, g, a):
+    y = outs[0]
+    return [F.mul(y, F.sub(g[0], F.reduce_sum(F.mul(g[0], y), a["axis"], True)))]
+
+
+def _log_softmax_grad(ins, outs, g, a):
+    return [F.sub(g[0], F.mul(F.exp(outs[0]), F.reduce_sum(g[0], a["axis"], True)))]
+
+
+_SOFTMAX = defop("softmax", 1, _softmax_compute, _axis_shape("softmax"), float_only("softmax"),
+                 _softmax_grad, doc="exp(x) / sum(exp(x)) along axis", arg_names=("x",))
+_LOG_SOFTMAX = defop("log_softmax", 1, _log_softmax_compute, _axis_shape("log_softmax"),
+                     float_only("log_softmax"), _log_softmax_grad,
+                     doc="x - log(sum(exp(x))) along axis", arg_names=("x",))
+
+
+def softmax(x, axis=-1):
+    """``exp(x) / sum(exp(x), axis)``, computed stably (float tensors only).
+
+    Example::
+
+        ops.softmax(ms.Tensor([1.0, 2.0, 3.0]))     # [0.090, 0.245, 0.665]
+    """
+    if type(x) is not Tensor:
+        x = tensor_arg(x, "softmax")
+    return call(_SOFTMAX, (x,), {"axis": axis_attr(axis)})
+
+
+def log_softmax(x, axis=-1):
+    """``x - log(sum(exp(x), axis))``, computed stably (float tensors only)."""
+    if type(x) is not Tensor:
+        x = tensor_arg(x, "log_softmax")
+    return call(_LOG_SOFTMAX, (x,), {"axis": axis_attr(axis)})
+
+
+# ================================================================== one_hot
+def _one_hot_shape(attrs, shapes):
+    depth = attrs["depth"]
+    if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
+        raise ValueError(f"op 'one_hot': depth must be a non-negative int, got {depth!r}")
+    out = list(shapes[0])
+    out.insert(insert_axis("one_hot", attrs["axis"], len(out)), depth)
+    return shapes, [out]
+
+
+def _one_hot_type(attrs, dtypes):
+    if not _dt.is_integral(dtypes[0]) or dtypes[0].name == "bool":
+        raise TypeError(f"op 'one_hot': indices must be an integer tensor, got {dtypes[0].name}")
+    return dtypes, [attrs["dtype"]]
+
+
+def _one_hot_compute(attrs, ins):
+    idx, depth = ins[0], attrs["depth"]
+    hot = idx[..., None] == np.arange(depth)
+    out = np.where(hot, attrs["on"], attrs["off"]).astype(attrs["dtype"].np_dtype, copy=False)
+    axis = attrs["axis"]
+    if axis != -1 and axis != idx.ndim:
+        out = np.ascontiguousarray(np.moveaxis(out, -1, axis))
+    return out
+
+
+_ONE_HOT = defop("one_hot", 1, _one_hot_compute, _one_hot_shape, _one_hot_type, no_grad,
+                 doc="one-hot encoding of integer indices", arg_names=("indices",))
+
+
+def _scalar_value(v, name):
+    if isinstance(v, Tensor):
+        if v._data.size != 1:
+            raise ValueError(f"op 'one_hot': {name} must hold one value, got shape {list(v.shape)}")
+        return v._data.item(), v.dtype
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number)):
+        raise TypeError(f"op 'one_hot': {name} must be a number or a one-element Tensor, got {v!r}")
+    v = v.item() if isinstance(v, np.number) else v
+    return v, (_dt.float32 if isinstance(v, float) else _dt.int64)
+
+
+def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
+    """One-hot encoding: ``on_value`` where the index equals the position, ``off_value`` elsewhere.
+
+    The new axis of size ``depth`` goes at ``axis``. Indices outside ``[0, depth)``
+    give a row of ``off_value``. The output dtype is ``on_value``'s (a Tensor's
+    dtype; float32 for a Python float, int64 for a Python int, float32 if either
+    value is a float).
+
+    Example::
+
+        ops.one_hot(ms.Tensor([0, 2]), 3, 1.0, 0.0)    # [[1, 0, 0], [0, 0, 1]] float32
+    """
+    indices = tensor_arg(indices, "one_hot")
+    on, on_dt = _scalar_value(on_value, "on_value")
+    off, off_dt = _scalar_value(off_value, "off_value")
+    dtype = on_dt if isinstance(on_value, Tensor) else (
+        _dt.float32 if _dt.is_floating(on_dt) or _dt.is_floating(off_dt) else on_dt)
+    if isinstance(depth, Tensor):
+        depth = int(depth)
+    return call(_ONE_HOT, (indices,), {"depth": depth, "on": on, "off": off, "axis": axis,
+                                       "dtype": dtype})
