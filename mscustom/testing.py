@@ -95,7 +95,8 @@ def numeric_grad(fn, *inputs, eps=None, grad_position=None):
                 down = _total(fn, fn(*args))
                 flat[k] = orig
                 # the step actually taken in the input's dtype (float32 rounds it)
-                taken = float(np.float64(orig + base.dtype.type(step)) - np.float64(orig - base.dtype.type(step)))
+                hi, lo = orig + base.dtype.type(step), orig - base.dtype.type(step)
+                taken = float(np.float64(hi) - np.float64(lo))
                 gflat[k] = (up - down) / taken
             result.append(g)
     return result

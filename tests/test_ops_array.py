@@ -91,7 +91,8 @@ def test_concat_forward_and_gradient(axis, rng):
     else:
         b = T(rng.normal(size=(2, 5)))
     out = ops.concat([a, b, c], axis)
-    np.testing.assert_array_equal(out.asnumpy(), np.concatenate([a.asnumpy(), b.asnumpy(), c.asnumpy()], axis))
+    expect = np.concatenate([a.asnumpy(), b.asnumpy(), c.asnumpy()], axis)
+    np.testing.assert_array_equal(out.asnumpy(), expect)
     w = T(rng.normal(size=out.shape))
     check_grad(lambda x, y, z: ops.concat((x, y, z), axis) * w, a, b, c)
 

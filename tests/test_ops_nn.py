@@ -103,7 +103,8 @@ def test_softmax_second_derivative_matches_finite_differences(rng):
 def test_softmax_errors():
     with pytest.raises(ValueError, match="op 'softmax': axis 2 is out of range for a tensor of rank 2"):
         ops.softmax(T(np.ones((2, 3))), 2)
-    with pytest.raises(TypeError, match="op 'log_softmax': input 0 must be float16, float32 or float64, got int64"):
+    with pytest.raises(TypeError,
+                       match="op 'log_softmax': input 0 must be float16, float32 or float64, got int64"):
         ops.log_softmax(ms.Tensor([1, 2]))
 
 

@@ -56,11 +56,11 @@ def cast(x, dtype):
 
 
 _ZEROS_LIKE = unary("zeros_like", lambda a, i: np.zeros_like(i[0]), same_type, no_grad,
-                     "zeros with x's shape and dtype (no gradient)")
+                    "zeros with x's shape and dtype (no gradient)")
 _ONES_LIKE = unary("ones_like", lambda a, i: np.ones_like(i[0]), same_type, no_grad,
-                    "ones with x's shape and dtype (no gradient)")
+                   "ones with x's shape and dtype (no gradient)")
 _STOP_GRADIENT = unary("stop_gradient", lambda a, i: i[0], same_type, no_grad,
-                        "x itself, with no gradient flowing back through it")
+                       "x itself, with no gradient flowing back through it")
 
 
 def zeros_like(x):

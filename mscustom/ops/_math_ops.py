@@ -112,7 +112,8 @@ def _pow_grad(ins, outs, g, a):
     if is_float(y):
         # d/dy x**y = x**y * log(x); defined here for x > 0 and taken as 0 elsewhere
         positive = greater(x, 0)
-        safe_log = log(F.where(positive, x, F.ones_like(x))) if is_float(x) else log(F.cast(F.where(positive, x, 1), y.dtype))
+        base = x if is_float(x) else F.cast(x, y.dtype)
+        safe_log = log(F.where(positive, base, F.ones_like(base)))
         gy = F.sum_to(mul(g[0], mul(outs[0], safe_log)), y.shape)
     return [gx, gy]
 
@@ -177,15 +178,15 @@ def pow(x, y):  # noqa: A001 - MindSpore's name
 
 # ================================================================== elementwise math
 _EXP = unary("exp", lambda a, i: np.exp(i[0]), float_only("exp"),
-              lambda ins, outs, g, a: [mul(g[0], outs[0])], "e ** x")
+             lambda ins, outs, g, a: [mul(g[0], outs[0])], "e ** x")
 _LOG = unary("log", lambda a, i: np.log(i[0]), float_only("log"),
-              lambda ins, outs, g, a: [div(g[0], ins[0])], "natural logarithm")
+             lambda ins, outs, g, a: [div(g[0], ins[0])], "natural logarithm")
 _SQRT = unary("sqrt", lambda a, i: np.sqrt(i[0]), float_only("sqrt"),
-               lambda ins, outs, g, a: [div(g[0], mul(outs[0], 2))], "square root")
+              lambda ins, outs, g, a: [div(g[0], mul(outs[0], 2))], "square root")
 _SIGN = unary("sign", lambda a, i: np.sign(i[0]), numeric_only("sign"),
-               lambda ins, outs, g, a: [None], "-1, 0 or 1 by the sign of x (no gradient)")
+              lambda ins, outs, g, a: [None], "-1, 0 or 1 by the sign of x (no gradient)")
 _ABS = unary("abs", lambda a, i: np.abs(i[0]), numeric_only("abs"),
-              lambda ins, outs, g, a: [mul(g[0], sign(ins[0]))], "|x| (gradient 0 at 0)")
+             lambda ins, outs, g, a: [mul(g[0], sign(ins[0]))], "|x| (gradient 0 at 0)")
 
 
 def exp(x):
@@ -341,20 +342,21 @@ def _swap_last(t):
 
 def _matmul_grad(ins, outs, g, a):
     x, y = ins
-    gy = g[0]
-    # work on 2-D+ forms: a 1-D x is a row (1, k), a 1-D y a column (k, 1)
+    up = g[0]
+    # work on 2-D+ forms: a 1-D x is a row (1, k), a 1-D y a column (k, 1);
+    # sum_to then folds broadcast batch dimensions back into each input
     x2 = F.expand_dims(x, 0) if x.ndim == 1 else x
     y2 = F.expand_dims(y, -1) if y.ndim == 1 else y
     if y.ndim == 1:
-        gy = F.expand_dims(gy, -1)
+        up = F.expand_dims(up, -1)
     if x.ndim == 1:
-        gy = F.expand_dims(gy, -2)
-    gx = gw = None
+        up = F.expand_dims(up, -2)
+    gx = gy = None
     if is_float(x):
-        gx = F.reshape(F.sum_to(matmul(gy, _swap_last(y2)), x2.shape), x.shape)
+        gx = F.reshape(F.sum_to(matmul(up, _swap_last(y2)), x2.shape), x.shape)
     if is_float(y):
-        gw = F.reshape(F.sum_to(matmul(_swap_last(x2), gy), y2.shape), y.shape)
-    return [gx, gw]
+        gy = F.reshape(F.sum_to(matmul(_swap_last(x2), up), y2.shape), y.shape)
+    return [gx, gy]
 
 
 _MATMUL = defop("matmul", 2, lambda a, i: np.matmul(i[0], i[1]), _matmul_shape, numeric_promote("matmul"),

@@ -23,7 +23,7 @@ _RELU_GRAD = defop("relu_grad", 2, lambda a, i: np.multiply(i[0], i[1] > 0), sam
                    lambda ins, outs, g, a: [relu_grad(g[0], ins[1]), None],
                    doc="dy * (x > 0): the gradient of relu", arg_names=("dy", "x"))
 _RELU = unary("relu", lambda a, i: np.maximum(i[0], 0), numeric_only("relu"),
-               lambda ins, outs, g, a: [relu_grad(g[0], ins[0])], "max(x, 0)")
+              lambda ins, outs, g, a: [relu_grad(g[0], ins[0])], "max(x, 0)")
 
 
 def relu_grad(dy, x):
@@ -38,10 +38,10 @@ def _sigmoid_compute(attrs, ins):
 
 
 _SIGMOID = unary("sigmoid", _sigmoid_compute, float_only("sigmoid"),
-                  lambda ins, outs, g, a: [F.mul(g[0], F.mul(outs[0], F.sub(1, outs[0])))],
-                  "1 / (1 + exp(-x)), computed without overflow")
+                 lambda ins, outs, g, a: [F.mul(g[0], F.mul(outs[0], F.sub(1, outs[0])))],
+                 "1 / (1 + exp(-x)), computed without overflow")
 _TANH = unary("tanh", lambda a, i: np.tanh(i[0]), float_only("tanh"),
-               lambda ins, outs, g, a: [F.mul(g[0], F.sub(1, F.square(outs[0])))], "hyperbolic tangent")
+              lambda ins, outs, g, a: [F.mul(g[0], F.sub(1, F.square(outs[0])))], "hyperbolic tangent")
 
 
 def relu(x):

@@ -17,8 +17,9 @@ Example::
     ops.softmax(ops.matmul(x, x.T), axis=-1)
 """
 
-from ._math_ops import (abs, add, div, equal, exp, greater, greater_equal, less, less_equal, log,  # noqa: A004
-                        matmul, maximum, minimum, mul, neg, not_equal, pow, sign, sqrt, square, sub)
+from ._math_ops import (abs, add, div, equal, exp, greater, greater_equal,  # noqa: A004
+                        less, less_equal, log, matmul, maximum, minimum, mul, neg, not_equal, pow,
+                        sign, sqrt, square, sub)
 from ._nn_ops import log_softmax, one_hot, relu, relu_grad, sigmoid, softmax, tanh
 from ._array_ops import (broadcast_to, cast, concat, expand_dims, ones_like, reshape, squeeze, stack,
                          stop_gradient, sum_to, transpose, where, zeros_like)
