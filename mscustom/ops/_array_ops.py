@@ -166,9 +166,16 @@ def _resolve(shape, src):
     return tuple(src[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(shape))
 
 
-_BROADCAST_TO = defop("broadcast_to", 1,
-                      lambda a, i: np.array(np.broadcast_to(i[0], _resolve(a["shape"], i[0].shape))),
-                      _broadcast_to_shape, same_type,
+def _broadcast_to_compute(attrs, ins):
+    x, shape = ins[0], attrs["shape"]
+    if -1 in shape:
+        shape = _resolve(shape, x.shape)
+    out = np.empty(shape, x.dtype)
+    out[...] = x                        # assignment broadcasts; much cheaper than np.broadcast_to
+    return out
+
+
+_BROADCAST_TO = defop("broadcast_to", 1, _broadcast_to_compute, _broadcast_to_shape, same_type,
                       lambda ins, outs, g, a: [sum_to(g[0], ins[0].shape)],
                       doc="broadcast to a larger shape", arg_names=("x",))
 

@@ -56,15 +56,22 @@ def _mean_type(attrs, dtypes):
     return dtypes, [d if _dt.is_floating(d) else _dt.float32]
 
 
+def _spread(g, ins, attrs):
+    """The reduced gradient ``g`` broadcast back over the input's shape."""
+    if g._data.ndim and not attrs["keep_dims"] and attrs["axis"] is not None:
+        g = F.reshape(g, _keep_shape(ins, attrs))      # put the reduced axes back as size 1
+    return F.broadcast_to(g, ins[0]._data.shape)
+
+
 def _sum_grad(ins, outs, g, a):
-    return [F.broadcast_to(F.reshape(g[0], _keep_shape(ins, a)), ins[0].shape)]
+    return [_spread(g[0], ins, a)]
 
 
 def _mean_grad(ins, outs, g, a):
     shape = ins[0]._data.shape
     count = int(np.prod([shape[i] for i in normalize_axis("reduce_mean", a["axis"], len(shape))],
                         dtype=np.int64))
-    return [F.div(F.broadcast_to(F.reshape(g[0], _keep_shape(ins, a)), shape), _bi.max(count, 1))]
+    return [F.div(_spread(g[0], ins, a), _bi.max(count, 1))]
 
 
 def _extreme_grad(ins, outs, g, a):
