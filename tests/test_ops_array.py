@@ -27,6 +27,9 @@ def test_reshape_forward_gradient_and_errors(rng):
     with pytest.raises(ValueError, match=r"op 'reshape': cannot reshape a tensor of shape \[2, 3, 4\] into "
                                          r"shape \[5, -1\]"):
         ops.reshape(x, (5, -1))
+    with pytest.raises(TypeError, match=r"op 'reshape': shape must be a tuple of ints, got \(2, 'a'\)"):
+        ops.reshape(x, (2, "a"))
+    assert ops.reshape(x, 24).shape == (24,) and ops.reshape(x, [np.int64(4), -1]).shape == (4, 6)
 
 
 def test_expand_dims_and_squeeze(rng):
@@ -80,6 +83,8 @@ def test_transpose_errors_and_tensor_forms():
         ops.transpose(x, (0, 0))
     with pytest.raises(ValueError, match=r"op 'transpose': perm \[0\] is not a permutation"):
         ops.transpose(x, (0,))
+    with pytest.raises(TypeError, match=r"op 'transpose': perm must be a tuple of ints, got \[0.5, 1\]"):
+        ops.transpose(x, [0.5, 1])
 
 
 # ---------------------------------------------------------------- concat / stack
@@ -187,6 +192,11 @@ def test_getitem_random_basic_indices(data):
             idx.append(slice(None))
     idx = tuple(idx)
     np.testing.assert_array_equal(x[idx].asnumpy(), BASE[idx])
+    w = np.arange(BASE[idx].size, dtype=np.float32).reshape(BASE[idx].shape) + 1
+    g = ms.grad(lambda t: (t[idx] * ms.Tensor(w)).sum())(x)
+    expect = np.zeros_like(BASE)
+    expect[idx] = w
+    np.testing.assert_array_equal(g.asnumpy(), expect)
 
 
 def test_getitem_result_is_a_copy_and_index_tensors_work():

@@ -117,6 +117,21 @@ def where(condition, x, y):
 
 
 # ================================================================== shapes
+def _ints(values, name, what):
+    """A shape or permutation argument as a tuple of Python ints; TypeError naming the op otherwise."""
+    if isinstance(values, (int, np.integer)) and not isinstance(values, (bool, np.bool_)):
+        return (int(values),)
+    try:
+        out = tuple(int(v) for v in values)
+        ok = all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) or
+                 (isinstance(v, Tensor) and v._data.dtype.kind in "iu") for v in values)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise TypeError(f"op '{name}': {what} must be a tuple of ints, got {values!r}")
+    return out
+
+
 def _reshape_shape(attrs, shapes):
     src, target = list(shapes[0]), list(attrs["shape"])
     size = int(np.prod(src, dtype=np.int64))
@@ -140,9 +155,7 @@ _RESHAPE = defop("reshape", 1, lambda a, i: i[0].reshape(a["shape"]), _reshape_s
 
 def reshape(x, shape):
     """``x`` with a new shape (one dimension may be -1)."""
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
-    return call(_RESHAPE, (tensor_arg(x, "reshape"),), {"shape": tuple(int(s) for s in shape)})
+    return call(_RESHAPE, (tensor_arg(x, "reshape"),), {"shape": _ints(shape, "reshape", "shape")})
 
 
 def _broadcast_to_shape(attrs, shapes):
@@ -182,7 +195,8 @@ _BROADCAST_TO = defop("broadcast_to", 1, _broadcast_to_compute, _broadcast_to_sh
 
 def broadcast_to(x, shape):
     """``x`` broadcast to ``shape`` (-1 keeps that dimension)."""
-    return call(_BROADCAST_TO, (tensor_arg(x, "broadcast_to"),), {"shape": tuple(int(s) for s in shape)})
+    return call(_BROADCAST_TO, (tensor_arg(x, "broadcast_to"),),
+                {"shape": _ints(shape, "broadcast_to", "shape")})
 
 
 def _back_to_input_shape(ins, outs, g, a):
@@ -258,7 +272,7 @@ _TRANSPOSE = defop("transpose", 1, lambda a, i: np.ascontiguousarray(np.transpos
 def transpose(x, perm=None):
     """``x`` with its axes permuted by ``perm`` (None: reversed, as ``x.T``)."""
     if perm is not None:
-        perm = tuple(int(p) for p in perm)
+        perm = _ints(perm, "transpose", "perm")
     return call(_TRANSPOSE, (tensor_arg(x, "transpose"),), {"perm": perm})
 
 

@@ -183,7 +183,7 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
     off, off_dt = _scalar_value(off_value, "off_value")
     dtype = on_dt if isinstance(on_value, Tensor) else (
         _dt.float32 if _dt.is_floating(on_dt) or _dt.is_floating(off_dt) else on_dt)
-    if isinstance(depth, Tensor):
+    if isinstance(depth, (Tensor, np.integer)):
         depth = int(depth)
     return call(_ONE_HOT, (indices,), {"depth": depth, "on": on, "off": off, "axis": axis,
                                        "dtype": dtype})
