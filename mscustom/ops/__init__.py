@@ -5,5 +5,6 @@ from . import functional
 from .functional import *  # noqa: F401,F403
 from .._core.registry import register_op, get_op, list_ops
 from ..autograd import GradOperation
+from .custom import Custom, CustomRegOp, DataType, custom_info_register
 
 _tensor._F = functional
