@@ -518,7 +518,7 @@ class Custom:
                 try:
                     value = coerce_attr(kwargs[spec.name], spec.value_type)
                 except (TypeError, ValueError) as exc:
-                    raise TypeError(f"op '{self.name}': attribute '{spec.name}' must be a "
+                    raise TypeError(f"op '{self.name}': attribute '{spec.name}' expects a value of type "
                                     f"{spec.value_type}, got {kwargs[spec.name]!r} ({exc})") from None
             else:
                 value = spec.default_value
@@ -590,7 +590,7 @@ class Custom:
                 raise ValueError(f"op '{self.name}': bprop gradient for input {i} has shape {list(gd.shape)}, "
                                  f"but the input has shape {list(xd.shape)}")
             if gd.dtype != xd.dtype:
-                if not np.can_cast(gd.dtype, xd.dtype, "same_kind"):
+                if gd.dtype.kind != xd.dtype.kind:      # float32 <-> float64 is cast; int for float is not
                     raise TypeError(f"op '{self.name}': bprop gradient for input {i} has dtype {gd.dtype}, "
                                     f"but the input is {xd.dtype}")
                 from .. import functional as F
