@@ -30,7 +30,6 @@ library is built for one device).
 """
 
 import importlib
-import inspect
 import threading
 import weakref
 from collections import namedtuple
@@ -43,7 +42,9 @@ from ..._core import dispatch as _dispatch
 from ..._core.opdef import OpDef
 from ...tensor import Tensor
 from . import _common
+from . import bprop as _bprop
 from .reginfo import coerce_attr, parse_reg_info
+from .rules import BIG, OutputRule, is_dtype, is_shape, positional_range, result_count
 
 __all__ = ["Custom", "custom_op_report", "KernelStat", "OpKernelStat", "FUNC_TYPES"]
 
@@ -52,117 +53,12 @@ _OPTIONS = {"pyfunc": (), "jit": ("launch", "parallel", "debug"), "aot": ()}
 _DEFAULT_TARGETS = {"pyfunc": ("CPU", "GPU"), "jit": ("CPU", "GPU")}
 _TEMPLATE = _common.TEMPLATE_KEY
 _NO_ATTRS = {}                   # shared by every all-tensor call of an op without attributes; never mutated
-_BIG = 1 << 30
-_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 KernelStat = namedtuple("KernelStat", "kind kernel calls seconds")
 OpKernelStat = namedtuple("OpKernelStat", "op kind kernel calls seconds")
 
 _LIVE = []                       # weak references to every Custom made, in creation order
 _LIVE_LOCK = threading.Lock()
-
-
-# ---------------------------------------------------------------- rules (out_shape / out_dtype)
-def _is_shape(value):
-    if not isinstance(value, (tuple, list)):
-        return False
-    for v in value:
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-            return False
-    return True
-
-
-def _is_dtype(value):
-    if isinstance(value, (tuple, list)) or value is None:
-        return False
-    try:
-        _dt.dtype_from_any(value)
-    except TypeError:
-        return False
-    return True
-
-
-class _Rule:
-    """``out_shape`` or ``out_dtype``: None, a constant, a callable, or a tuple of those (one per output)."""
-
-    def __init__(self, op_name, what, value, is_const):
-        self.op_name, self.what, self.is_const = op_name, what, is_const
-        self.kind, self.value, self.count = "none", None, None
-        if value is None:
-            return
-        if callable(value) and not is_const(value):
-            self.kind, self.value = "fn", value
-        elif is_const(value):
-            self.kind, self.value, self.count = "const", value, 1
-        elif isinstance(value, (tuple, list)) and value and \
-                all(callable(v) or is_const(v) for v in value):
-            self.kind, self.value, self.count = "multi", tuple(value), len(value)
-        else:
-            kind = "a shape (a tuple of non-negative ints)" if what == "out_shape" else "a dtype"
-            raise TypeError(f"op '{op_name}': {what} must be {kind}, a callable, or a tuple of them "
-                            f"(one per output), got {value!r}")
-
-    def evaluate(self, args, n_out):
-        """The per-output results for call arguments ``args`` (shapes as lists or dtypes)."""
-        if self.kind == "multi":
-            return [self._one(v, args, 1)[0] for v in self.value]
-        return self._one(self.value, args, n_out)
-
-    def _one(self, value, args, n_out):
-        res = self._call(value, args) if callable(value) and not self.is_const(value) else value
-        if self.is_const(res):
-            return [res] * n_out
-        if isinstance(res, (tuple, list)) and len(res) == n_out and all(self.is_const(r) for r in res):
-            return list(res)
-        if self.what == "out_shape":
-            expect = "a shape (a list or tuple of non-negative ints)" + \
-                (f" or a tuple of {n_out} shapes" if n_out > 1 else "")
-        else:
-            expect = "a dtype (ms.float32, np.float32, 'float32', ...)" + \
-                (f" or a tuple of {n_out} dtypes" if n_out > 1 else "")
-        raise TypeError(f"op '{self.op_name}': {self.what} must give {expect}, got {res!r}")
-
-    def _call(self, fn, args):
-        try:
-            return fn(*args)
-        except Exception as exc:
-            exc.add_note(f"(raised by the {self.what} callable of op '{self.op_name}')")
-            raise
-
-
-def _result_count(rule, args):
-    """Outputs suggested by calling a callable rule once (first use): a tuple of results -> its length."""
-    try:
-        res = rule.value(*args)
-    except Exception:                   # inference will call it again and report the error properly
-        return 1
-    if rule.is_const(res):
-        return 1
-    if isinstance(res, (tuple, list)) and res and all(rule.is_const(r) for r in res):
-        return len(res)
-    return 1
-
-
-# ---------------------------------------------------------------- signature helpers
-def _positional_range(fn, skip=()):
-    """``(min, max, names)`` of positional parameters of ``fn`` (``max`` = _BIG with ``*args``), or None."""
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None
-    lo = hi = 0
-    names = []
-    for p in sig.parameters.values():
-        if p.kind in _POSITIONAL:
-            if p.name in skip:
-                continue
-            hi += 1
-            names.append(p.name)
-            if p.default is p.empty:
-                lo += 1
-        elif p.kind is inspect.Parameter.VAR_POSITIONAL:
-            return lo, _BIG, names
-    return lo, hi, names
 
 
 def _default_name(func):
@@ -220,8 +116,8 @@ class Custom:
         self.bprop = bprop
         infos = parse_reg_info(reg_info if reg_info is not None else getattr(func, "reg_info", None),
                                op_name=self.name)
-        self._shape_rule = _Rule(self.name, "out_shape", out_shape, _is_shape)
-        self._dtype_rule = _Rule(self.name, "out_dtype", out_dtype, _is_dtype)
+        self._shape_rule = OutputRule(self.name, "out_shape", out_shape, is_shape)
+        self._dtype_rule = OutputRule(self.name, "out_dtype", out_dtype, is_dtype)
         n_out, self._pending = self._count_outputs(infos)
         self._lock = threading.Lock()
         self._sources = []               # (func, func_type, infos, options) per add_kernel, to rebuild
@@ -286,27 +182,7 @@ class Custom:
             op.set_attr("FInferType", infer_type)
 
     def _install_gradient(self):
-        if self.bprop is None:
-            name, kind = self.name, self.func_type
-
-            def no_bprop(inputs, outputs, ograds, attrs):
-                raise RuntimeError(f"op '{name}' (ops.Custom, func_type='{kind}') has no bprop, so it "
-                                   f"cannot be differentiated; pass bprop=lambda *inputs, out, dout: "
-                                   f"(grad_per_input, ...) to ops.Custom")
-            self._op.set_attr("FGradient", no_bprop)
-            return
-        bprop, interleave = self.bprop, _common.interleave
-        check = self._check_gradients
-
-        def fgradient(inputs, outputs, ograds, attrs):
-            template = attrs.get(_TEMPLATE) if attrs else None
-            call_args = interleave(template, inputs)
-            if len(outputs) == 1:
-                res = bprop(*call_args, outputs[0], ograds[0])
-            else:
-                res = bprop(*call_args, tuple(outputs), tuple(ograds))
-            return check(res, inputs, template)
-        self._op.set_attr("FGradient", fgradient)
+        self._op.set_attr("FGradient", _bprop.make_fgradient(self.name, self.func_type, self.bprop))
 
     def _add_kernels(self, func, func_type, infos, options):
         self._sources.append((func, func_type, infos, dict(options)))
@@ -367,31 +243,31 @@ class Custom:
         candidates = []
         for rule in (self._shape_rule, self._dtype_rule):
             if rule.kind == "fn":
-                candidates.append(_positional_range(rule.value))
+                candidates.append(positional_range(rule.value))
             elif rule.kind == "multi":
-                candidates += [_positional_range(v) for v in rule.value if callable(v) and not rule.is_const(v)]
+                candidates += [positional_range(v) for v in rule.value if callable(v) and not rule.is_const(v)]
         if func_type == "pyfunc":
-            candidates.append(_positional_range(func, skip=attr_names))
+            candidates.append(positional_range(func, skip=attr_names))
         elif func_type == "jit":
-            found = _positional_range(getattr(func, "py_func", func))
+            found = positional_range(getattr(func, "py_func", func))
             extra = self._op.num_outputs + len(self._attr_specs)
-            if found and found[1] != _BIG and found[0] == found[1] and found[0] > extra:
+            if found and found[1] != BIG and found[0] == found[1] and found[0] > extra:
                 candidates.append((found[0] - extra, found[1] - extra, found[2][:found[0] - extra]))
         if self.bprop is not None:
-            found = _positional_range(self.bprop)
-            if found and found[0] >= 2 and found[1] != _BIG:
+            found = positional_range(self.bprop)
+            if found and found[0] >= 2 and found[1] != BIG:
                 candidates.append((found[0] - 2, found[1] - 2, found[2][:-2]))
         for c in candidates:
-            if c is not None and (c[0] > 0 or c[1] != _BIG):
+            if c is not None and (c[0] > 0 or c[1] != BIG):
                 return c
-        return 0, _BIG, []
+        return 0, BIG, []
 
     def _check_bprop_arity(self):
         if self.bprop is None:
             return
-        found = _positional_range(self.bprop)
+        found = positional_range(self.bprop)
         lo, hi, _ = self._arity
-        if found is None or found[1] == _BIG or hi == _BIG:
+        if found is None or found[1] == BIG or hi == BIG:
             return
         if not (found[0] <= lo + 2 and hi + 2 <= found[1]):
             raise TypeError(f"op '{self.name}': bprop must take the call's {lo if lo == hi else f'{lo}..{hi}'} "
@@ -530,7 +406,7 @@ class Custom:
 
     def _raise_arity(self, n):
         lo, hi, names = self._arity
-        expect = str(lo) if lo == hi else (f"at least {lo}" if hi == _BIG else f"{lo} to {hi}")
+        expect = str(lo) if lo == hi else (f"at least {lo}" if hi == BIG else f"{lo} to {hi}")
         shown = f" ({', '.join(names)})" if names else ""
         raise TypeError(f"op '{self.name}' takes {expect} input argument(s){shown}, got {n}")
 
@@ -545,7 +421,7 @@ class Custom:
             else:
                 probe = [a.dtype if isinstance(a, Tensor) else _dt.from_numpy(a.dtype)
                          if isinstance(a, np.ndarray) else a for a in args]
-            n = _result_count(rule, probe)
+            n = result_count(rule, probe)
             if n != self._op.num_outputs:
                 sources = self._sources
                 self._op.set_num_outputs(n)
@@ -554,49 +430,6 @@ class Custom:
                 for func, func_type, infos, options in sources:
                     self._add_kernels(func, func_type, infos, options)
             self._pending = False
-
-    # ------------------------------------------------------------ gradients
-    def _check_gradients(self, res, inputs, template):
-        """bprop's result as one gradient (or None) per tensor input, checked against the inputs."""
-        if isinstance(res, (Tensor, np.ndarray)) or res is None:
-            res = [res]
-        elif isinstance(res, (tuple, list)):
-            res = list(res)
-        else:
-            raise TypeError(f"op '{self.name}': bprop must return a tuple with one gradient per tensor input, "
-                            f"got {type(res).__name__}")
-        n_t = len(inputs)
-        n_c = n_t if template is None else len(template)
-        if len(res) == n_t:
-            grads = res
-        elif len(res) == n_c:
-            grads = [g for g, slot in zip(res, template) if slot is None]
-        else:
-            also = f" (or {n_c}, one per call argument)" if n_c != n_t else ""
-            raise ValueError(f"op '{self.name}': bprop returned {len(res)} gradient(s), expected {n_t}, "
-                             f"one per tensor input{also}")
-        out = []
-        for i, (g, x) in enumerate(zip(grads, inputs)):
-            if g is None or x._data.dtype.kind in "iub":
-                out.append(g)
-                continue
-            if isinstance(g, (np.ndarray, np.generic)):
-                g = Tensor._wrap(np.asarray(g))
-            elif not isinstance(g, Tensor):
-                raise TypeError(f"op '{self.name}': bprop gradient for input {i} must be a Tensor, an array "
-                                f"or None, got {type(g).__name__}")
-            gd, xd = g._data, x._data
-            if gd.shape != xd.shape:
-                raise ValueError(f"op '{self.name}': bprop gradient for input {i} has shape {list(gd.shape)}, "
-                                 f"but the input has shape {list(xd.shape)}")
-            if gd.dtype != xd.dtype:
-                if gd.dtype.kind != xd.dtype.kind:      # float32 <-> float64 is cast; int for float is not
-                    raise TypeError(f"op '{self.name}': bprop gradient for input {i} has dtype {gd.dtype}, "
-                                    f"but the input is {xd.dtype}")
-                from .. import functional as F
-                g = F.cast(g, _dt.from_numpy(xd.dtype))
-            out.append(g)
-        return out
 
 
 # ---------------------------------------------------------------- report

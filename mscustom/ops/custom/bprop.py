@@ -1,0 +1,91 @@
+"""``FGradient`` for ``ops.Custom`` from the user's ``bprop(*call_args, out, dout)``.
+
+The bprop gets the call's arguments (tensors as Tensors, scalars as
+themselves), the output and its sensitivity (tuples when the op has several
+outputs), and returns one gradient per tensor input: a tuple, a single Tensor
+for one input, ``None`` for "no gradient". With scalar arguments it may also
+return one entry per call argument (the scalars' entries are ignored). It is
+built from ops, so it is recorded when an outer gradient is taken (grad of
+grad). Each gradient is checked against its input: the shape must match, a
+float of another precision is cast, anything else is an error naming the op.
+
+Example::
+
+    sq = ops.Custom(lambda x: x * x, lambda x: x, lambda x: x,
+                    bprop=lambda x, out, dout: (2 * x * dout,))
+"""
+
+import numpy as np
+
+from ... import dtype as _dt
+from ...tensor import Tensor
+from . import _common
+
+__all__ = ["make_fgradient", "check_gradients"]
+
+_TEMPLATE = _common.TEMPLATE_KEY
+
+
+def make_fgradient(op_name, func_type, bprop):
+    """The ``FGradient(inputs, outputs, ograds, attrs)`` of a Custom op (one that explains itself if no bprop)."""
+    if bprop is None:
+        def no_bprop(inputs, outputs, ograds, attrs):
+            raise RuntimeError(f"op '{op_name}' (ops.Custom, func_type='{func_type}') has no bprop, so it "
+                               f"cannot be differentiated; pass bprop=lambda *inputs, out, dout: "
+                               f"(grad_per_input, ...) to ops.Custom")
+        return no_bprop
+
+    interleave = _common.interleave
+
+    def fgradient(inputs, outputs, ograds, attrs):
+        template = attrs.get(_TEMPLATE) if attrs else None
+        call_args = interleave(template, inputs)
+        if len(outputs) == 1:
+            res = bprop(*call_args, outputs[0], ograds[0])
+        else:
+            res = bprop(*call_args, tuple(outputs), tuple(ograds))
+        return check_gradients(op_name, res, inputs, template)
+    return fgradient
+
+
+def check_gradients(op_name, res, inputs, template):
+    """bprop's result as one gradient (or None) per tensor input, checked against the inputs."""
+    if isinstance(res, (Tensor, np.ndarray)) or res is None:
+        res = [res]
+    elif isinstance(res, (tuple, list)):
+        res = list(res)
+    else:
+        raise TypeError(f"op '{op_name}': bprop must return a tuple with one gradient per tensor input, "
+                        f"got {type(res).__name__}")
+    n_t = len(inputs)
+    n_c = n_t if template is None else len(template)
+    if len(res) == n_t:
+        grads = res
+    elif len(res) == n_c:
+        grads = [g for g, slot in zip(res, template) if slot is None]
+    else:
+        also = f" (or {n_c}, one per call argument)" if n_c != n_t else ""
+        raise ValueError(f"op '{op_name}': bprop returned {len(res)} gradient(s), expected {n_t}, "
+                         f"one per tensor input{also}")
+    return [_check_one(op_name, i, g, x) for i, (g, x) in enumerate(zip(grads, inputs))]
+
+
+def _check_one(op_name, i, g, x):
+    if g is None or x._data.dtype.kind in "iub":     # integer inputs get no gradient anyway
+        return g
+    if isinstance(g, (np.ndarray, np.generic)):
+        g = Tensor._wrap(np.asarray(g))
+    elif not isinstance(g, Tensor):
+        raise TypeError(f"op '{op_name}': bprop gradient for input {i} must be a Tensor, an array "
+                        f"or None, got {type(g).__name__}")
+    gd, xd = g._data, x._data
+    if gd.shape != xd.shape:
+        raise ValueError(f"op '{op_name}': bprop gradient for input {i} has shape {list(gd.shape)}, "
+                         f"but the input has shape {list(xd.shape)}")
+    if gd.dtype != xd.dtype:
+        if gd.dtype.kind != xd.dtype.kind:          # float32 <-> float64 is cast; int for float is not
+            raise TypeError(f"op '{op_name}': bprop gradient for input {i} has dtype {gd.dtype}, "
+                            f"but the input is {xd.dtype}")
+        from .. import functional as F             # ops import this package; import at use
+        g = F.cast(g, _dt.from_numpy(xd.dtype))
+    return g

@@ -1,0 +1,126 @@
+"""Output rules and call signatures of ``ops.Custom``.
+
+``OutputRule`` is ``out_shape`` or ``out_dtype`` as given by the user (None,
+a constant, a callable, or a tuple of those with one entry per output) and
+evaluates it for one call, checking every result. ``positional_range`` reads
+how many positional arguments a rule, kernel or bprop takes, so a call with
+the wrong number of arguments fails with the op's name before anything runs.
+
+Example::
+
+    rule = OutputRule("square", "out_shape", lambda x: x, is_shape)
+    rule.evaluate([[3, 4]], n_out=1)        # [[3, 4]]
+"""
+
+import inspect
+
+import numpy as np
+
+from ... import dtype as _dt
+
+__all__ = ["OutputRule", "is_shape", "is_dtype", "result_count", "positional_range", "BIG"]
+
+BIG = 1 << 30                    # "any number" of positional arguments (a function with *args)
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def is_shape(value):
+    if not isinstance(value, (tuple, list)):
+        return False
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            return False
+    return True
+
+
+def is_dtype(value):
+    if isinstance(value, (tuple, list)) or value is None:
+        return False
+    try:
+        _dt.dtype_from_any(value)
+    except TypeError:
+        return False
+    return True
+
+
+class OutputRule:
+    """``out_shape`` or ``out_dtype``: None, a constant, a callable, or a tuple of those (one per output)."""
+
+    def __init__(self, op_name, what, value, is_const):
+        self.op_name, self.what, self.is_const = op_name, what, is_const
+        self.kind, self.value, self.count = "none", None, None
+        if value is None:
+            return
+        if callable(value) and not is_const(value):
+            self.kind, self.value = "fn", value
+        elif is_const(value):
+            self.kind, self.value, self.count = "const", value, 1
+        elif isinstance(value, (tuple, list)) and value and \
+                all(callable(v) or is_const(v) for v in value):
+            self.kind, self.value, self.count = "multi", tuple(value), len(value)
+        else:
+            kind = "a shape (a tuple of non-negative ints)" if what == "out_shape" else "a dtype"
+            raise TypeError(f"op '{op_name}': {what} must be {kind}, a callable, or a tuple of them "
+                            f"(one per output), got {value!r}")
+
+    def evaluate(self, args, n_out):
+        """The per-output results for call arguments ``args`` (shapes as lists or dtypes)."""
+        if self.kind == "multi":
+            return [self._one(v, args, 1)[0] for v in self.value]
+        return self._one(self.value, args, n_out)
+
+    def _one(self, value, args, n_out):
+        res = self._call(value, args) if callable(value) and not self.is_const(value) else value
+        if self.is_const(res):
+            return [res] * n_out
+        if isinstance(res, (tuple, list)) and len(res) == n_out and all(self.is_const(r) for r in res):
+            return list(res)
+        if self.what == "out_shape":
+            expect = "a shape (a list or tuple of non-negative ints)" + \
+                (f" or a tuple of {n_out} shapes" if n_out > 1 else "")
+        else:
+            expect = "a dtype (ms.float32, np.float32, 'float32', ...)" + \
+                (f" or a tuple of {n_out} dtypes" if n_out > 1 else "")
+        raise TypeError(f"op '{self.op_name}': {self.what} must give {expect}, got {res!r}")
+
+    def _call(self, fn, args):
+        try:
+            return fn(*args)
+        except Exception as exc:
+            exc.add_note(f"(raised by the {self.what} callable of op '{self.op_name}')")
+            raise
+
+
+def result_count(rule, args):
+    """Outputs suggested by calling a callable rule once (first use): a tuple of results -> its length."""
+    try:
+        res = rule.value(*args)
+    except Exception:                   # inference will call it again and report the error properly
+        return 1
+    if rule.is_const(res):
+        return 1
+    if isinstance(res, (tuple, list)) and res and all(rule.is_const(r) for r in res):
+        return len(res)
+    return 1
+
+
+# ---------------------------------------------------------------- call signatures
+def positional_range(fn, skip=()):
+    """``(min, max, names)`` of positional parameters of ``fn`` (``max`` = BIG with ``*args``), or None."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    lo = hi = 0
+    names = []
+    for p in sig.parameters.values():
+        if p.kind in _POSITIONAL:
+            if p.name in skip:
+                continue
+            hi += 1
+            names.append(p.name)
+            if p.default is p.empty:
+                lo += 1
+        elif p.kind is inspect.Parameter.VAR_POSITIONAL:
+            return lo, BIG, names
+    return lo, hi, names
