@@ -138,6 +138,12 @@ def test_python_scalars_are_passed_to_the_function_and_the_rules():
     assert seen == [(2.0, 1.0), (3.0, 0.5)]
 
 
+def test_an_op_with_only_scalar_arguments():
+    arange = ops.Custom(lambda n: np.arange(n, dtype=np.float32), out_shape=lambda n: [n], out_dtype=ms.float32)
+    assert arange(3).tolist() == [0.0, 1.0, 2.0]
+    assert arange(5).shape == (5,)
+
+
 def test_numpy_arrays_count_as_tensors():
     add = ops.Custom(lambda a, b: a + b, lambda a, b: a, lambda a, b: a)
     y = add(np.array([1.0, 2.0], np.float32), ms.Tensor([3.0, 4.0]))

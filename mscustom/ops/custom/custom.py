@@ -354,29 +354,40 @@ class Custom:
 
     def _call_general(self, args, kwargs):
         tensors, template, scalars = [], [], False
-        for pos, a in enumerate(args):
-            if isinstance(a, Tensor):
+        for a in args:
+            kind = type(a)
+            if kind is Tensor:
                 tensors.append(a)
                 template.append(None)
-            elif isinstance(a, np.ndarray):
-                try:
-                    _dt.from_numpy(a.dtype)
-                except TypeError as exc:
-                    raise TypeError(f"op '{self.name}': argument {pos} is an array of {exc}") from None
-                tensors.append(Tensor._wrap(a))
+            elif kind is float or kind is int or kind is bool:
+                template.append(a)
+                scalars = True
+            elif isinstance(a, (Tensor, np.ndarray)):
+                tensors.append(a if isinstance(a, Tensor) else self._array_input(a, len(template)))
                 template.append(None)
             else:
-                if isinstance(a, list):
-                    a = tuple(a)
-                try:
-                    hash(a)
-                except TypeError:
-                    raise TypeError(f"op '{self.name}': argument {pos} must be a Tensor, an array or a "
-                                    f"hashable value such as a number, got {type(a).__name__}") from None
-                template.append(a)
+                template.append(self._scalar_input(a, len(template)))
                 scalars = True
         attrs = self._build_attrs(tuple(template) if scalars else None, kwargs)
         return _dispatch.call(self._op, tuple(tensors), attrs)
+
+    def _array_input(self, a, pos):
+        try:
+            _dt.from_numpy(a.dtype)
+        except TypeError as exc:
+            raise TypeError(f"op '{self.name}': argument {pos} is an array of {exc}") from None
+        return Tensor._wrap(a)
+
+    def _scalar_input(self, a, pos):
+        """A non-tensor argument as it goes into the call template (hashable; lists become tuples)."""
+        if isinstance(a, list):
+            a = tuple(a)
+        try:
+            hash(a)
+        except TypeError:
+            raise TypeError(f"op '{self.name}': argument {pos} must be a Tensor, an array or a "
+                            f"hashable value such as a number, got {type(a).__name__}") from None
+        return a
 
     def _build_attrs(self, template, kwargs):
         specs = self._attr_specs
