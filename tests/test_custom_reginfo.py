@@ -232,3 +232,22 @@ def test_reg_info_output_count_must_agree_with_rules():
     with pytest.raises(ValueError, match=r"op 'pair': out_shape/out_dtype give 2 output\(s\) but the reg info "
                                          r"declares \[1\]"):
         ops.Custom(same, ((1,), (1,)), (np.float32, np.float32), reg_info=info, name="pair")
+
+
+def test_optional_inputs_leave_the_tensor_count_open():
+    info = (CustomRegOp().input(0, "x").input(1, "bias", "optional").output(0, "y")
+            .target("CPU").get_op_info())
+    assert parse_reg_info(info)[0].fixed_inputs is False
+    op = ops.Custom(lambda x, bias=None: x if bias is None else x + bias, lambda x, b=None: x,
+                    lambda x, b=None: x, reg_info=info)
+    assert op.op.num_inputs is None
+    assert op(ms.Tensor([1.0])).tolist() == [1.0]
+    assert op(ms.Tensor([1.0]), ms.Tensor([2.0])).tolist() == [3.0]
+
+
+def test_reg_infos_disagreeing_on_outputs_are_rejected():
+    one = CustomRegOp().input(0, "x").output(0, "y").target("CPU")
+    two = CustomRegOp().input(0, "x").output(0, "y").output(1, "z").target("GPU")
+    with pytest.raises(ValueError, match=r"op 'split': its reg infos declare different numbers of outputs "
+                                         r"\[1, 2\]"):
+        ops.Custom(same, reg_info=[one, two], name="split")

@@ -154,12 +154,15 @@ class Custom:
             raise ValueError(f"op '{self.name}': out_shape gives {counts['out_shape']} outputs but "
                              f"out_dtype gives {counts['out_dtype']}")
         reg = {len(i.outputs) for i in infos if i.outputs}
+        if len(reg) > 1:
+            raise ValueError(f"op '{self.name}': its reg infos declare different numbers of outputs "
+                             f"{sorted(reg)}; every kernel of one op has the same outputs")
         if counts:
             n = next(iter(counts.values()))
         elif "const" in (self._shape_rule.kind, self._dtype_rule.kind):
             n = 1
         elif reg:
-            return max(reg), False
+            return reg.pop(), False
         else:
             return 1, "fn" in (self._shape_rule.kind, self._dtype_rule.kind)
         if reg and reg != {n}:
@@ -220,9 +223,11 @@ class Custom:
         return entries
 
     def _update_num_inputs(self):
+        """Reg infos that agree on a fixed number of tensor inputs let the dispatcher check it."""
         infos = [i for _, _, infos, _ in self._sources for i in infos if i.inputs]
         counts = {len(i.inputs) for i in infos}
-        self._op.set_num_inputs(counts.pop() if len(counts) == 1 else None)
+        fixed = len(counts) == 1 and all(i.fixed_inputs for i in infos)   # no optional/dynamic inputs
+        self._op.set_num_inputs(counts.pop() if fixed else None)
         if self._op.num_inputs is not None:
             self._op.input_names = list(infos[0].inputs)
 
@@ -251,7 +256,7 @@ class Custom:
         elif func_type == "jit":
             found = positional_range(getattr(func, "py_func", func))
             extra = self._op.num_outputs + len(self._attr_specs)
-            if found and found[1] != BIG and found[0] == found[1] and found[0] > extra:
+            if found and not self._pending and found[1] != BIG and found[0] == found[1] and found[0] > extra:
                 candidates.append((found[0] - extra, found[1] - extra, found[2][:found[0] - extra]))
         if self.bprop is not None:
             found = positional_range(self.bprop)

@@ -47,6 +47,8 @@ class RegInfo:
 
     ``rows``: one tuple per supported combination, each holding a
     ``(dtype_abi_name_or_None, format)`` pair per input then per output.
+    ``fixed_inputs``: False when an input is "optional" or "dynamic", so the
+    number of tensors a call passes may differ from ``len(inputs)``.
     """
 
     target: str
@@ -54,6 +56,7 @@ class RegInfo:
     outputs: list
     attrs: list = field(default_factory=list)
     rows: list = field(default_factory=list)
+    fixed_inputs: bool = True
 
 
 # ---------------------------------------------------------------- DataType
@@ -231,7 +234,7 @@ def _parse_one(item, op_name, k):
     n = len(inputs) + len(outputs)
     rows = [_row(r, n, len(inputs), where, j) for j, r in enumerate(item.get("dtype_format", []) or [])]
     return RegInfo(target=target, inputs=[name for name, _ in inputs], outputs=[name for name, _ in outputs],
-                   attrs=attrs, rows=rows)
+                   attrs=attrs, rows=rows, fixed_inputs=all(p == "required" for _, p in inputs))
 
 
 def _io_names(entries, what, where):
