@@ -8,8 +8,9 @@ a ``void *[]`` and calls the symbol by address, for about 0.3 µs. ``aot.py``
 switches a plan to it after the plan's first calls (see ``aot.CALLER_ENV``).
 
 ``meta`` (int64): ``[address, nparam, ndims*, shapes*, dtypes*, stream, extra*,
-slot of array 0, slot of array 1, ...]``; ``base`` (int64[nparam]) holds the
-pointers that never change (the scalar arguments' 0-d arrays).
+narrays, slot of array 0, ..., slot of array narrays-1, then nparam base
+pointers]``; the base pointers are those that never change (the scalar
+arguments' 0-d arrays; zeros where the arrays go).
 
 Importing this module imports Numba.
 """
@@ -19,7 +20,7 @@ from llvmlite import ir
 from numba import from_dtype, literal_unroll, njit, types
 from numba.extending import intrinsic
 
-__all__ = ["compile_caller", "NOT_CONTIGUOUS"]
+__all__ = ["compile_caller", "make_meta", "NOT_CONTIGUOUS"]
 
 NOT_CONTIGUOUS = -0x7FFF0001     # returned instead of calling when an array is not C-contiguous
 _I64 = types.int64
@@ -42,22 +43,29 @@ def _call_abi(typingctx, addr, nparam, params, ndims, shapes, dtypes, stream, ex
 
 
 @njit(cache=True, nogil=True)
-def _call(meta, base, arrays):
-    ptrs = base.copy()
+def _call(meta, arrays):
+    start = 8 + meta[7]
+    ptrs = meta[start:start + meta[1]].copy()
     i = 0
     for a in literal_unroll(arrays):
         if not a.flags.c_contiguous:
             return NOT_CONTIGUOUS
-        ptrs[meta[7 + i]] = a.ctypes.data
+        ptrs[meta[8 + i]] = a.ctypes.data
         i += 1
     return _call_abi(meta[0], meta[1], ptrs.ctypes.data, meta[2], meta[3], meta[4], meta[5], meta[6])
 
 
+def make_meta(address, nparam, ndims, shapes, dtypes, stream, extra, slots, base):
+    """The ``meta`` array the caller reads (all pointers as ints)."""
+    return np.array([address, nparam, ndims, shapes, dtypes, stream, extra, len(slots), *slots, *base],
+                    np.int64)
+
+
 def compile_caller(np_dtypes, ndims):
-    """The compiled entry point ``caller(meta, base, arrays_tuple) -> int`` for these arrays.
+    """The compiled entry point ``caller(meta, arrays_tuple) -> int`` for these arrays.
 
     Raises Numba's errors when it cannot type an array (``aot.py`` then
     keeps calling through cffi).
     """
     arrays = types.Tuple([types.Array(from_dtype(np.dtype(d)), nd, "A") for d, nd in zip(np_dtypes, ndims)])
-    return _call.compile((_META, _META, arrays))
+    return _call.compile((_META, arrays))

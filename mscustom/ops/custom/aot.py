@@ -312,11 +312,11 @@ def _cpu_runner(kernel, n, slots, out_slots, scalars, ndims, shapes, dtypes, ext
 
     policy = _caller_policy(kernel.op_name)
     state = {"caller": "cffi", "countdown": _TIER_UP_CALLS if policy == "auto" else -1}
-    fast = meta = base = None
+    fast = meta = None
 
     def tier_up():
         """Compile the Numba caller for this signature; on any failure keep cffi."""
-        nonlocal fast, meta, base
+        nonlocal fast, meta
         state["countdown"] = -1
         if ffi.sizeof("void *") != 8:
             return
@@ -328,11 +328,11 @@ def _cpu_runner(kernel, n, slots, out_slots, scalars, ndims, shapes, dtypes, ext
             state["caller"] = f"cffi (Numba caller unavailable: {type(exc).__name__})"
             return
         addr = lambda c: int(ffi.cast("intptr_t", c))  # noqa: E731
-        meta = np.array([addr(fn), n, addr(ndims), addr(shapes), addr(dtypes), 0,
-                         addr(extra)] + array_slots, np.int64)
-        base = np.zeros(n, np.int64)
+        base = [0] * n
         for k, ptr in scalar_items:
             base[k] = addr(ptr)
+        meta = _aot_caller.make_meta(addr(fn), n, addr(ndims), addr(shapes), addr(dtypes), 0, addr(extra),
+                                     array_slots, base)
         fast = caller
         state["caller"] = "numba"
 
@@ -342,9 +342,7 @@ def _cpu_runner(kernel, n, slots, out_slots, scalars, ndims, shapes, dtypes, ext
     def run(attrs, inputs, req, outputs):
         t0 = perf()
         if fast is not None:
-            rc = fast(meta, base, (*inputs, *outputs))
-            if rc == _NOT_CONTIGUOUS:       # the caller refused a non-contiguous array
-                rc = call_cffi(inputs, outputs)
+            rc = fast(meta, (*inputs, *outputs))
         else:
             rc = call_cffi(inputs, outputs)
             state["countdown"] -= 1
@@ -353,7 +351,10 @@ def _cpu_runner(kernel, n, slots, out_slots, scalars, ndims, shapes, dtypes, ext
                     if fast is None:
                         tier_up()
         if rc:
-            fail(rc)
+            if rc == _NOT_CONTIGUOUS and fast is not None:     # the Numba caller refused a non-contiguous array
+                rc = call_cffi(inputs, outputs)
+            if rc:
+                fail(rc)
         stats["calls"] += 1
         stats["seconds"] += perf() - t0
 
