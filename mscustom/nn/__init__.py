@@ -1,0 +1,27 @@
+"""Neural-network building blocks with MindSpore's names: Cell, layers, losses, optimizers, wrappers.
+
+Example::
+
+    from mscustom import nn
+    net = nn.SequentialCell([nn.Dense(2, 64, weight_init="he_uniform"), nn.ReLU(), nn.Dense(64, 3)])
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), nn.Adam(net.trainable_params(), 1e-2))
+"""
+
+from . import init
+from .cell import Cell, CellList, SequentialCell
+from .init import (Constant, HeNormal, HeUniform, Initializer, Normal, One, Uniform, XavierNormal,
+                   XavierUniform, Zero, initializer, set_seed, get_seed)
+from .layers import Dense, Dropout, Flatten, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh, get_activation
+from .loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits
+from .optim import Adam, Momentum, Optimizer, SGD
+from .wrappers import TrainOneStepCell, WithLossCell
+
+__all__ = ["Cell", "CellList", "SequentialCell",
+           "Dense", "Dropout", "Flatten", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
+           "get_activation",
+           "LossBase", "MSELoss", "L1Loss", "SoftmaxCrossEntropyWithLogits",
+           "Optimizer", "SGD", "Momentum", "Adam",
+           "WithLossCell", "TrainOneStepCell",
+           "init", "initializer", "Initializer", "Normal", "Uniform", "Zero", "One", "Constant",
+           "HeUniform", "HeNormal", "XavierUniform", "XavierNormal", "set_seed", "get_seed"]

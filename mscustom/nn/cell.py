@@ -1,0 +1,308 @@
+"""``Cell``: the building block of networks, and the containers ``SequentialCell`` / ``CellList``.
+
+A Cell's subclass computes in ``construct``; calling the Cell runs it.
+Parameters and sub-Cells assigned as attributes are registered in order, so
+``trainable_params()`` finds every weight of a model. As in MindSpore, a child
+Cell assigned to ``self.fc1`` renames its Parameters to ``fc1.weight`` and so
+on (unless the parent was built with ``auto_prefix=False``, as the training
+wrappers are), and ``parameters_and_names()`` yields the names by structure.
+
+Registered objects also live in the instance ``__dict__``, so ``self.fc1`` in
+``construct`` is a plain attribute read (the call path stays lean).
+
+Example::
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Dense(2, 8)
+            self.relu = nn.ReLU()
+            self.fc2 = nn.Dense(8, 3)
+
+        def construct(self, x):
+            return self.fc2(self.relu(self.fc1(x)))
+
+    net = Net()
+    [p.name for p in net.trainable_params()]   # ['fc1.weight', 'fc1.bias', 'fc2.weight', 'fc2.bias']
+"""
+
+from collections import OrderedDict
+
+from ..tensor import Parameter
+
+__all__ = ["Cell", "SequentialCell", "CellList"]
+
+
+class Cell:
+    """Base class of layers and networks (MindSpore's ``nn.Cell``).
+
+    ``auto_prefix``: when True (the default), a child Cell assigned as an
+    attribute prefixes its Parameters' names with the attribute's name.
+    ``training`` is False until ``set_train()`` is called, as in MindSpore.
+    """
+
+    def __init__(self, auto_prefix=True, flags=None):
+        d = self.__dict__
+        d["_params"] = OrderedDict()
+        d["_cells"] = OrderedDict()
+        d["_auto_prefix"] = bool(auto_prefix)
+        d["training"] = False
+        d["cls_name"] = type(self).__name__
+        if flags:
+            d.update(flags)
+
+    # ------------------------------------------------------------------ calling
+    def construct(self, *inputs, **kwargs):
+        """The computation; subclasses define it."""
+        raise NotImplementedError(f"Cell '{type(self).__name__}' does not define construct(); "
+                                  "subclasses of nn.Cell must define it")
+
+    def __call__(self, *args, **kwargs):
+        return self.construct(*args, **kwargs)
+
+    # ------------------------------------------------------------------ registration
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        if "_params" not in d:
+            if isinstance(value, (Parameter, Cell)):
+                raise AttributeError(f"{type(self).__name__}: cannot assign {type(value).__name__} "
+                                     f"'{name}' before Cell.__init__() is called; call "
+                                     "super().__init__() first")
+            object.__setattr__(self, name, value)
+            return
+        params, cells = d["_params"], d["_cells"]
+        if isinstance(value, Parameter):
+            cells.pop(name, None)
+            if value.name is None:
+                value.name = name
+            params[name] = value
+        elif isinstance(value, Cell):
+            params.pop(name, None)
+            if d["_auto_prefix"]:
+                value.update_parameters_name(name + ".")
+            cells[name] = value
+        else:
+            params.pop(name, None)
+            cells.pop(name, None)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        d = self.__dict__
+        if "_params" in d:
+            d["_params"].pop(name, None)
+            d["_cells"].pop(name, None)
+        object.__delattr__(self, name)
+
+    def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
+        """Register ``param`` under ``param_name`` (as ``setattr`` would, with checks).
+
+        Example::
+
+            cell.insert_param_to_cell("scale", ms.Parameter(ms.Tensor([1.0])))
+        """
+        if not isinstance(param_name, str) or not param_name:
+            raise ValueError(f"{type(self).__name__}.insert_param_to_cell: param_name must be a "
+                             f"non-empty str, got {param_name!r}")
+        if check_name_contain_dot and "." in param_name:
+            raise ValueError(f"{type(self).__name__}.insert_param_to_cell: param_name "
+                             f"{param_name!r} must not contain '.'")
+        if not isinstance(param, Parameter):
+            raise TypeError(f"{type(self).__name__}.insert_param_to_cell: param must be a "
+                            f"Parameter, got {type(param).__name__}")
+        if param_name in self.__dict__ and param_name not in self._params:
+            raise ValueError(f"{type(self).__name__}.insert_param_to_cell: attribute "
+                             f"{param_name!r} already exists and is not a Parameter")
+        setattr(self, param_name, param)
+
+    def insert_child_to_cell(self, child_name, child_cell):
+        """Register ``child_cell`` under ``child_name`` (as ``setattr`` would, with checks)."""
+        if not isinstance(child_name, str) or not child_name or "." in child_name:
+            raise ValueError(f"{type(self).__name__}.insert_child_to_cell: child_name must be a "
+                             f"non-empty str without '.', got {child_name!r}")
+        if not isinstance(child_cell, Cell):
+            raise TypeError(f"{type(self).__name__}.insert_child_to_cell: child_cell must be a "
+                            f"Cell, got {type(child_cell).__name__}")
+        setattr(self, child_name, child_cell)
+
+    def update_parameters_name(self, prefix="", recurse=True):
+        """Rename every Parameter to ``prefix`` + its structural name (``fc1.`` + ``weight``)."""
+        for name, param in self.parameters_and_names(expand=recurse):
+            param.name = prefix + name
+
+    # ------------------------------------------------------------------ traversal
+    def cells_and_names(self, cells=None, name_prefix=""):
+        """Yield ``(name, cell)`` for this Cell (name ``name_prefix``) and every descendant, once each."""
+        seen = set() if cells is None else cells
+        if id(self) in seen:
+            return
+        seen.add(id(self))
+        yield name_prefix, self
+        for name, cell in self._cells.items():
+            if cell is None:
+                continue
+            yield from cell.cells_and_names(seen, f"{name_prefix}.{name}" if name_prefix else name)
+
+    def name_cells(self):
+        """The direct children, as an OrderedDict name -> Cell."""
+        return OrderedDict((n, c) for n, c in self._cells.items() if c is not None)
+
+    def cells(self):
+        """The direct children (an iterable of Cells)."""
+        return self.name_cells().values()
+
+    def parameters_and_names(self, name_prefix="", expand=True):
+        """Yield ``(structural name, Parameter)`` for every Parameter once, in registration order."""
+        seen = set()
+        cells = self.cells_and_names(name_prefix=name_prefix) if expand else [(name_prefix, self)]
+        for prefix, cell in cells:
+            for name, param in cell._params.items():
+                if param is None or id(param) in seen:
+                    continue
+                seen.add(id(param))
+                yield (f"{prefix}.{name}" if prefix else name), param
+
+    def get_parameters(self, expand=True):
+        """Yield every Parameter once (with ``expand=False`` only this Cell's own)."""
+        for _, param in self.parameters_and_names(expand=expand):
+            yield param
+
+    def trainable_params(self, recurse=True):
+        """The Parameters with ``requires_grad=True``, as a list."""
+        return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse=True):
+        """The Parameters with ``requires_grad=False``, as a list."""
+        return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
+
+    def parameters_dict(self, recurse=True):
+        """An OrderedDict Parameter name -> Parameter (names as ``param.name``)."""
+        return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
+
+    # ------------------------------------------------------------------ modes
+    def set_train(self, mode=True):
+        """Put this Cell and every descendant in training (True) or inference (False) mode.
+
+        Layers such as Dropout behave differently in the two modes. Returns self.
+        """
+        mode = bool(mode)
+        for _, cell in self.cells_and_names():
+            cell.__dict__["training"] = mode
+        return self
+
+    # ------------------------------------------------------------------ printing
+    def extend_repr(self):
+        """Extra text shown inside ``ClassName<...>``; layers override it."""
+        return ""
+
+    def __repr__(self):
+        head = f"{type(self).__name__}<{self.extend_repr()}"
+        children = [(n, c) for n, c in self._cells.items() if c is not None]
+        if not children:
+            return head + ">"
+        lines = [head]
+        for name, cell in children:
+            body = repr(cell).replace("\n", "\n  ")
+            lines.append(f"  ({name}): {body}")
+        lines.append("  >")
+        return "\n".join(lines)
+
+
+class SequentialCell(Cell):
+    """Cells applied one after another; built from a list, an OrderedDict or several Cells.
+
+    Children are named "0", "1", ... (or by the OrderedDict's keys).
+
+    Example::
+
+        net = nn.SequentialCell([nn.Dense(2, 8), nn.ReLU(), nn.Dense(8, 3)])
+        net[0]                      # the first Dense
+        net.append(nn.Softmax())
+    """
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], (list, tuple)):
+            items = [(str(i), c) for i, c in enumerate(args[0])]
+        elif len(args) == 1 and isinstance(args[0], dict):
+            items = list(args[0].items())
+        else:
+            items = [(str(i), c) for i, c in enumerate(args)]
+        for name, cell in items:
+            if not isinstance(cell, Cell):
+                raise TypeError(f"SequentialCell: every element must be a Cell, got "
+                                f"{type(cell).__name__} for {name!r}")
+            setattr(self, str(name), cell)
+        self._chain = tuple(self._cells.values())
+
+    def construct(self, x):
+        for cell in self._chain:
+            x = cell(x)
+        return x
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return SequentialCell(list(self._cells.values())[index])
+        cells = list(self._cells.values())
+        if not isinstance(index, int) or not -len(cells) <= index < len(cells):
+            raise IndexError(f"SequentialCell: index {index!r} out of range for {len(cells)} cell(s)")
+        return cells[index]
+
+    def __len__(self):
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(self._cells.values())
+
+    def append(self, cell):
+        """Add ``cell`` at the end (named by its position)."""
+        if not isinstance(cell, Cell):
+            raise TypeError(f"SequentialCell.append: expected a Cell, got {type(cell).__name__}")
+        setattr(self, str(len(self._cells)), cell)
+        self._chain = tuple(self._cells.values())
+        return self
+
+
+class CellList(Cell):
+    """A list of Cells whose Parameters are registered ("0.weight", ...); not callable itself.
+
+    Example::
+
+        layers = nn.CellList([nn.Dense(4, 4) for _ in range(3)])
+        for layer in layers:
+            x = layer(x)
+    """
+
+    def __init__(self, cells=None):
+        super().__init__()
+        for cell in cells or ():
+            self.append(cell)
+
+    def construct(self, *inputs):
+        raise TypeError("CellList is a container and cannot be called; call its cells")
+
+    def __getitem__(self, index):
+        cells = list(self._cells.values())
+        if isinstance(index, slice):
+            return CellList(cells[index])
+        if not isinstance(index, int) or not -len(cells) <= index < len(cells):
+            raise IndexError(f"CellList: index {index!r} out of range for {len(cells)} cell(s)")
+        return cells[index]
+
+    def __len__(self):
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(self._cells.values())
+
+    def append(self, cell):
+        """Add ``cell`` at the end."""
+        if not isinstance(cell, Cell):
+            raise TypeError(f"CellList.append: expected a Cell, got {type(cell).__name__}")
+        setattr(self, str(len(self._cells)), cell)
+        return self
+
+    def extend(self, cells):
+        """Add every Cell of ``cells`` at the end."""
+        for cell in cells:
+            self.append(cell)
+        return self

@@ -1,0 +1,222 @@
+"""The global random seed and parameter initializers (MindSpore's ``common.initializer``).
+
+``set_seed(seed)`` reseeds the one NumPy generator that every initializer and
+``nn.Dropout`` draw from (and NumPy's legacy global generator, as MindSpore
+does), so a model built and trained after ``set_seed`` is reproducible.
+
+An initializer is a name (``"normal"``, ``"uniform"``, ``"zeros"``, ``"ones"``,
+``"he_uniform"``, ``"he_normal"``, ``"xavier_uniform"``, ``"xavier_normal"``),
+an ``Initializer`` object, a number (a constant), or a Tensor/array whose
+shape must match. ``initializer(init, shape, dtype)`` turns any of them into a
+Tensor.
+
+Example::
+
+    ms.set_seed(0)
+    w = initializer("he_uniform", (64, 2))               # Tensor float32 (64, 2)
+    b = initializer(Normal(sigma=0.1), (64,), ms.float64)
+"""
+
+import math
+
+import numpy as np
+
+from .. import dtype as _dt
+from ..tensor import Tensor
+
+__all__ = ["set_seed", "get_seed", "initializer", "Initializer", "Normal", "Uniform", "Zero", "One",
+           "Constant", "HeUniform", "HeNormal", "XavierUniform", "XavierNormal"]
+
+_STATE = {"seed": None, "rng": np.random.default_rng()}
+
+
+def set_seed(seed):
+    """Seed the generator behind initializers and Dropout (and NumPy's global one).
+
+    Example::
+
+        ms.set_seed(1)
+        a = nn.Dense(2, 3).weight.asnumpy().copy()
+        ms.set_seed(1)
+        assert (nn.Dense(2, 3).weight.asnumpy() == a).all()
+    """
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_)) or seed < 0:
+        raise ValueError(f"set_seed: seed must be a non-negative int, got {seed!r}")
+    seed = int(seed)
+    _STATE["seed"] = seed
+    _STATE["rng"] = np.random.default_rng(seed)
+    np.random.seed(seed % (1 << 32))
+
+
+def get_seed():
+    """The seed last given to ``set_seed`` (None if it was never called)."""
+    return _STATE["seed"]
+
+
+def rng():
+    """The NumPy Generator that initializers and Dropout draw from."""
+    return _STATE["rng"]
+
+
+def _fans(shape, who):
+    """(fan_in, fan_out) of a weight shaped (out, in, *kernel), as MindSpore computes them."""
+    if len(shape) < 2:
+        raise ValueError(f"{who}: needs a weight of rank >= 2 to compute fan_in/fan_out, "
+                         f"got shape {list(shape)}")
+    receptive = int(np.prod(shape[2:])) if len(shape) > 2 else 1
+    return shape[1] * receptive, shape[0] * receptive
+
+
+def _gain(nonlinearity, param, who):
+    if nonlinearity in ("linear", "sigmoid", "conv1d", "conv2d", "conv3d"):
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else float(param)
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    raise ValueError(f"{who}: unknown nonlinearity {nonlinearity!r}; expected one of "
+                     "'linear', 'sigmoid', 'tanh', 'relu', 'leaky_relu'")
+
+
+class Initializer:
+    """Base class: ``sample(shape, rng)`` returns a float64 array of that shape.
+
+    Subclasses define ``sample``; ``init(shape, dtype)`` returns a Tensor.
+    """
+
+    def sample(self, shape, rng):
+        raise NotImplementedError(f"{type(self).__name__} must define sample(shape, rng)")
+
+    def __call__(self, shape, dtype=_dt.float32):
+        return initializer(self, shape, dtype)
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({args})"
+
+
+class Normal(Initializer):
+    """N(mean, sigma^2); MindSpore's default sigma is 0.01."""
+
+    def __init__(self, sigma=0.01, mean=0.0):
+        self.sigma, self.mean = float(sigma), float(mean)
+
+    def sample(self, shape, rng):
+        return rng.normal(self.mean, self.sigma, shape)
+
+
+class Uniform(Initializer):
+    """U(-scale, scale); MindSpore's default scale is 0.07."""
+
+    def __init__(self, scale=0.07):
+        self.scale = float(scale)
+
+    def sample(self, shape, rng):
+        return rng.uniform(-self.scale, self.scale, shape)
+
+
+class Constant(Initializer):
+    """Every element equals ``value``."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def sample(self, shape, rng):
+        return np.full(shape, self.value, np.float64)
+
+
+class Zero(Constant):
+    """All zeros."""
+
+    def __init__(self):
+        super().__init__(0.0)
+
+
+class One(Constant):
+    """All ones."""
+
+    def __init__(self):
+        super().__init__(1.0)
+
+
+class HeUniform(Initializer):
+    """Kaiming uniform: U(-b, b), b = gain * sqrt(3 / fan), for layers followed by ReLU."""
+
+    def __init__(self, negative_slope=0, mode="fan_in", nonlinearity="leaky_relu"):
+        if mode not in ("fan_in", "fan_out"):
+            raise ValueError(f"HeUniform: mode must be 'fan_in' or 'fan_out', got {mode!r}")
+        self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
+
+    def _std(self, shape):
+        fan_in, fan_out = _fans(shape, type(self).__name__)
+        fan = fan_in if self.mode == "fan_in" else fan_out
+        return _gain(self.nonlinearity, self.negative_slope, type(self).__name__) / math.sqrt(fan)
+
+    def sample(self, shape, rng):
+        bound = math.sqrt(3.0) * self._std(shape)
+        return rng.uniform(-bound, bound, shape)
+
+
+class HeNormal(HeUniform):
+    """Kaiming normal: N(0, (gain / sqrt(fan))^2)."""
+
+    def sample(self, shape, rng):
+        return rng.normal(0.0, self._std(shape), shape)
+
+
+class XavierUniform(Initializer):
+    """Glorot uniform: U(-b, b), b = gain * sqrt(6 / (fan_in + fan_out))."""
+
+    def __init__(self, gain=1):
+        self.gain = float(gain)
+
+    def sample(self, shape, rng):
+        fan_in, fan_out = _fans(shape, type(self).__name__)
+        bound = self.gain * math.sqrt(6.0 / (fan_in + fan_out))
+        return rng.uniform(-bound, bound, shape)
+
+
+class XavierNormal(XavierUniform):
+    """Glorot normal: N(0, gain^2 * 2 / (fan_in + fan_out))."""
+
+    def sample(self, shape, rng):
+        fan_in, fan_out = _fans(shape, type(self).__name__)
+        return rng.normal(0.0, self.gain * math.sqrt(2.0 / (fan_in + fan_out)), shape)
+
+
+_NAMED = {"normal": Normal, "uniform": Uniform, "zeros": Zero, "zero": Zero, "ones": One,
+          "one": One, "he_uniform": HeUniform, "he_normal": HeNormal,
+          "xavier_uniform": XavierUniform, "xavier_normal": XavierNormal}
+
+
+def initializer(init, shape, dtype=_dt.float32):
+    """A Tensor of ``shape`` and ``dtype`` filled by ``init`` (a name, Initializer, number or Tensor).
+
+    Example::
+
+        initializer("xavier_uniform", (3, 64))       # float32 (3, 64)
+        initializer(0.5, (4,))                       # [0.5, 0.5, 0.5, 0.5]
+    """
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    np_dtype = _dt.to_numpy(dtype)
+    if isinstance(init, (Tensor, np.ndarray)):
+        arr = init._data if isinstance(init, Tensor) else init
+        if tuple(arr.shape) != shape:
+            raise ValueError(f"initializer: the given tensor has shape {list(arr.shape)}, "
+                             f"expected {list(shape)}")
+        return Tensor._wrap(np.array(arr, dtype=np_dtype, copy=True, order="C"))
+    if isinstance(init, str):
+        cls = _NAMED.get(init.lower())
+        if cls is None:
+            raise ValueError(f"initializer: unknown name {init!r}; expected one of {sorted(_NAMED)}, "
+                             "an Initializer, a number or a Tensor")
+        init = cls()
+    elif isinstance(init, (int, float, np.number)) and not isinstance(init, (bool, np.bool_)):
+        init = Constant(init)
+    elif not isinstance(init, Initializer):
+        raise TypeError(f"initializer: init must be a name, an Initializer, a number or a Tensor, "
+                        f"got {type(init).__name__}")
+    return Tensor._wrap(np.ascontiguousarray(init.sample(shape, rng()), dtype=np_dtype))

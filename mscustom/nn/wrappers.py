@@ -1,0 +1,86 @@
+"""Training wrappers: ``WithLossCell`` (network + loss) and ``TrainOneStepCell`` (one optimizer step).
+
+Both are built with ``auto_prefix=False``, so wrapping a network does not
+rename its Parameters (``fc1.weight`` stays ``fc1.weight``), as in MindSpore.
+
+Example::
+
+    net_with_loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
+    train_step = nn.TrainOneStepCell(net_with_loss, nn.Adam(net.trainable_params(), 1e-2))
+    for x, y in batches:
+        loss = train_step(x, y)
+"""
+
+import numpy as np
+
+from ..autograd import value_and_grad
+from ..tensor import Tensor
+from .cell import Cell
+from .optim import Optimizer
+
+__all__ = ["WithLossCell", "TrainOneStepCell"]
+
+
+class WithLossCell(Cell):
+    """``loss_fn(backbone(data), label)``: a network and its loss as one Cell.
+
+    Example::
+
+        nn.WithLossCell(net, nn.MSELoss())(x, y)      # a scalar loss Tensor
+    """
+
+    def __init__(self, backbone, loss_fn):
+        super().__init__(auto_prefix=False)
+        if not isinstance(backbone, Cell):
+            raise TypeError(f"WithLossCell: backbone must be a Cell, got {type(backbone).__name__}")
+        if not callable(loss_fn):
+            raise TypeError(f"WithLossCell: loss_fn must be a Cell or callable, got {type(loss_fn).__name__}")
+        self._backbone = backbone
+        self._loss_fn = loss_fn
+
+    def construct(self, data, label):
+        return self._loss_fn(self._backbone(data), label)
+
+    @property
+    def backbone_network(self):
+        """The wrapped network."""
+        return self._backbone
+
+
+class TrainOneStepCell(Cell):
+    """One training step: the loss and its gradients for the optimizer's parameters, then an update.
+
+    ``network`` returns a scalar loss (a ``WithLossCell``, say). Calling the
+    cell runs ``network(*inputs)`` on the tape, differentiates it with
+    respect to ``optimizer.parameters`` (the loss's sensitivity is ``sens``,
+    so the gradients are scaled by it), applies the optimizer and returns the
+    loss. The network is put in training mode (``set_train()``).
+
+    Example::
+
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params()))
+        loss = step(x, y)
+    """
+
+    def __init__(self, network, optimizer, sens=1.0):
+        super().__init__(auto_prefix=False)
+        if not isinstance(network, Cell):
+            raise TypeError(f"TrainOneStepCell: network must be a Cell, got {type(network).__name__}")
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"TrainOneStepCell: optimizer must be an nn optimizer (SGD, Momentum, "
+                            f"Adam, ...), got {type(optimizer).__name__}")
+        if isinstance(sens, bool) or not isinstance(sens, (int, float, np.number)):
+            raise TypeError(f"TrainOneStepCell: sens must be a number, got {type(sens).__name__}")
+        self.network = network
+        self.network.set_train()
+        self.optimizer = optimizer
+        self.weights = optimizer.parameters
+        self.sens = float(sens)
+        self._value_and_grad = value_and_grad(network, None, weights=self.weights)
+
+    def construct(self, *inputs):
+        loss, grads = self._value_and_grad(*inputs)
+        if self.sens != 1.0:
+            grads = tuple(Tensor._wrap(g._data * g._data.dtype.type(self.sens)) for g in grads)
+        self.optimizer(grads)
+        return loss
