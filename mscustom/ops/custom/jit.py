@@ -24,18 +24,20 @@ skipping Numba's own type dispatch. Inputs that are not C-contiguous are
 copied to contiguous arrays first. Numba caches treat global variables as
 constants: change a global the kernel reads and you must clear the cache.
 
-Debugging: with ``options["debug"]`` (``ops.Custom(..., debug=True)`` where
-Custom passes it on) or the environment variable ``MSCUSTOM_JIT_DISABLE=1``
-when the kernel is made, the same source runs as plain Python (``prange``
-works as ``range``), so ``print`` and ``pdb`` work inside the kernel.
+Debugging: with ``ops.Custom(..., func_type="jit", debug=True)`` or the
+environment variable ``MSCUSTOM_JIT_DISABLE=1`` (read when the op is made), a
+CPU kernel runs as plain Python instead (``prange`` works as ``range``), so
+``print`` and ``pdb`` work inside it; results are the same, only slower. GPU
+kernels are debugged in Numba's simulator instead (see below).
 
 GPU: the function is compiled with ``numba.cuda.jit`` and launched with one
 thread per element of the first output (the kernel uses ``cuda.grid(1)`` and
-checks its bound), or with ``options["launch"] = (blocks, threads)``. Tensors
-live in host memory for now, so every call copies the inputs to the device and
-the outputs back. Without a CUDA device the first GPU call raises a
-RuntimeError; Numba's simulator (``NUMBA_ENABLE_CUDASIM=1``) runs GPU kernels
-on the CPU for testing.
+checks its bound), or as ``ops.Custom(..., launch=(blocks, threads))`` says.
+Tensors live in host memory for now, so every call copies the inputs to the
+device and the outputs back. Without a CUDA device the first GPU call raises a
+RuntimeError; Numba's simulator (``NUMBA_ENABLE_CUDASIM=1`` in the environment
+before Numba is imported) runs GPU kernels on the CPU, one Python thread per
+GPU thread, for testing.
 
 Numba is imported when the first jit kernel is made, never by ``import mscustom``.
 """
@@ -83,7 +85,7 @@ def make_kernel(func, *, op_name, target, rows, attr_specs, n_out, options):
     py_func = getattr(func, "py_func", func)
     kname = getattr(py_func, "__name__", type(func).__name__)
     entry = KernelEntry(target=target, fn=None, allocates=False, rows=rows, kind="jit",
-                        name=f"jit:{kname}[{target}]" + ("(python)" if debug else ""))
+                        name=f"jit:{kname}[{target}]" + ("(python)" if debug and target == "CPU" else ""))
     kernel = _JitKernel(entry, op_name, func, py_func, kname, list(attr_specs or ()),
                         n_out, options, launch, debug)
     if target == "CPU" and not debug:
