@@ -156,7 +156,7 @@ def _parse(func, op_name):
 
 
 def _open(func, op_name):
-    """Resolve, build if a source, load; return (library, symbol, kernel fn, init fn or None)."""
+    """Resolve, build if a source, load: ``(library, resolved path, symbol, kernel fn, Init fn or None)``."""
     path, symbol = _parse(func, op_name)
     found, tried = resolve_path(path)
     if found is None:
