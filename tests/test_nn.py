@@ -269,6 +269,9 @@ def test_dense_input_errors():
         nn.Dense(0, 3)
     with pytest.raises(ValueError, match="get_activation: unknown activation 'swish'"):
         nn.Dense(2, 2, activation="swish")
+    with pytest.raises(ValueError, match=r"Dense\(in_channels=2, out_channels=3\): bad weight_init: initializer: "
+                                         r"the given tensor has shape \[2, 3\], expected \[3, 2\]"):
+        nn.Dense(2, 3, weight_init=ms.Tensor(np.zeros((2, 3), np.float32)))
 
 
 # ================================================================== initializers and seeds
@@ -370,6 +373,13 @@ def test_mse_and_l1_match_numpy(reduction, rng):
         out = loss_cls(reduction=reduction)(T(a), T(b))
         np.testing.assert_allclose(out.asnumpy(), reduce(ref), rtol=1e-5, atol=1e-6)
         check_grad(loss_cls(reduction=reduction), ms.Tensor(a), ms.Tensor(b))
+
+
+def test_get_loss_applies_weights_before_the_reduction():
+    loss = nn.MSELoss(reduction="sum")
+    x = T([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(loss.get_loss(x, T([1.0, 0.0, 2.0])).asnumpy(), 7.0)
+    np.testing.assert_allclose(nn.L1Loss().get_loss(x).asnumpy(), 2.0)
 
 
 def test_loss_gradients_closed_form(rng):

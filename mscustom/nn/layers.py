@@ -111,17 +111,23 @@ class Dense(Cell):
                 raise ValueError(f"Dense: {what} must be a positive int, got {v!r}")
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
         self.has_bias = bool(has_bias)
-        self.weight = Parameter(_init.initializer(weight_init, (self.out_channels, self.in_channels),
-                                                  dtype), name="weight")
+        self.weight = Parameter(self._init("weight_init", weight_init, (self.out_channels, self.in_channels),
+                                           dtype), name="weight")
         if self.has_bias:
-            self.bias = Parameter(_init.initializer(bias_init, (self.out_channels,), dtype),
-                                  name="bias")
+            self.bias = Parameter(self._init("bias_init", bias_init, (self.out_channels,), dtype), name="bias")
         else:
             self.bias = None
         if activation is None or isinstance(activation, Cell):
             self.activation = activation
         else:
             self.activation = get_activation(activation)
+
+    def _init(self, what, init, shape, dtype):
+        try:
+            return _init.initializer(init, shape, dtype)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"Dense(in_channels={self.in_channels}, out_channels={self.out_channels}): "
+                            f"bad {what}: {exc}") from None
 
     def construct(self, x):
         shape = x.shape

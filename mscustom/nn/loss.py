@@ -31,8 +31,10 @@ class LossBase(Cell):
                              f"got {reduction!r}")
         self.reduction = reduction
 
-    def get_loss(self, x):
-        """Reduce the per-element losses ``x`` as ``reduction`` says."""
+    def get_loss(self, x, weights=1.0):
+        """Reduce the per-element losses ``x`` (times ``weights``, if given) as ``reduction`` says."""
+        if not (isinstance(weights, float) and weights == 1.0):
+            x = ops.mul(x, weights)
         if self.reduction == "mean":
             return ops.reduce_mean(x)
         if self.reduction == "sum":

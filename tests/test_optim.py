@@ -1,0 +1,258 @@
+"""Optimizers against hand-written NumPy references, their errors, and the training wrappers."""
+
+import numpy as np
+import pytest
+
+import mscustom as ms
+from mscustom import nn
+
+STEPS = 3
+
+
+def make_params(rng, names=("w", "b")):
+    shapes = {"w": (3, 2), "b": (2,), "gamma": (2,), "beta": (2,)}
+    return [ms.Parameter(ms.Tensor(rng.normal(size=shapes[n]).astype(np.float32)), name=n) for n in names]
+
+
+def grad_sequence(rng, params):
+    return [[rng.normal(size=p.shape).astype(np.float32) for p in params] for _ in range(STEPS)]
+
+
+def run(opt, params, grads):
+    for gs in grads:
+        assert opt(tuple(ms.Tensor(g) for g in gs)) is True
+    return [p.asnumpy().astype(np.float64) for p in params]
+
+
+def check(opt_factory, reference, rng, names=("w", "b"), rtol=1e-5):
+    params = make_params(rng, names)
+    start = [p.asnumpy().astype(np.float64) for p in params]
+    grads = grad_sequence(rng, params)
+    got = run(opt_factory(params), params, grads)
+    want = reference(start, [[g.astype(np.float64) for g in gs] for gs in grads])
+    for p, g, w in zip(params, got, want):
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-6, err_msg=p.name)
+
+
+# ================================================================== update rules
+def test_sgd_plain(rng):
+    def ref(ps, grads):
+        for gs in grads:
+            ps = [p - 0.1 * g for p, g in zip(ps, gs)]
+        return ps
+    check(lambda ps: nn.SGD(ps), ref, rng)                      # default learning_rate 0.1
+
+
+@pytest.mark.parametrize("nesterov,dampening", [(False, 0.0), (True, 0.0), (False, 0.3)])
+def test_sgd_momentum(nesterov, dampening, rng):
+    lr, mu = 0.05, 0.9
+
+    def ref(ps, grads):
+        vs = [np.zeros_like(p) for p in ps]
+        for gs in grads:
+            vs = [mu * v + (1 - dampening) * g for v, g in zip(vs, gs)]
+            if nesterov:
+                ps = [p - lr * (g + mu * v) for p, g, v in zip(ps, gs, vs)]
+            else:
+                ps = [p - lr * v for p, v in zip(ps, vs)]
+        return ps
+    check(lambda ps: nn.SGD(ps, learning_rate=lr, momentum=mu, dampening=dampening, nesterov=nesterov), ref, rng)
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_momentum(nesterov, rng):
+    lr, mu = 0.02, 0.8
+
+    def ref(ps, grads):
+        vs = [np.zeros_like(p) for p in ps]
+        for gs in grads:
+            vs = [mu * v + g for v, g in zip(vs, gs)]
+            ps = [p - lr * ((g + mu * v) if nesterov else v) for p, g, v in zip(ps, gs, vs)]
+        return ps
+    check(lambda ps: nn.Momentum(ps, lr, mu, use_nesterov=nesterov), ref, rng)
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_adam(nesterov, rng):
+    lr, b1, b2, eps = 0.01, 0.8, 0.95, 1e-6
+
+    def ref(ps, grads):
+        ms_, vs = [np.zeros_like(p) for p in ps], [np.zeros_like(p) for p in ps]
+        for t, gs in enumerate(grads, start=1):
+            ms_ = [b1 * m + (1 - b1) * g for m, g in zip(ms_, gs)]
+            vs = [b2 * v + (1 - b2) * g * g for v, g in zip(vs, gs)]
+            lr_t = lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+            num = [(b1 * m + (1 - b1) * g) if nesterov else m for m, g in zip(ms_, gs)]
+            ps = [p - lr_t * n / (np.sqrt(v) + eps) for p, n, v in zip(ps, num, vs)]
+        return ps
+    check(lambda ps: nn.Adam(ps, lr, b1, b2, eps, use_nesterov=nesterov), ref, rng)
+
+
+def test_adam_defaults(rng):
+    def ref(ps, grads):
+        ms_, vs = [np.zeros_like(p) for p in ps], [np.zeros_like(p) for p in ps]
+        for t, gs in enumerate(grads, start=1):
+            ms_ = [0.9 * m + 0.1 * g for m, g in zip(ms_, gs)]
+            vs = [0.999 * v + 0.001 * g * g for v, g in zip(vs, gs)]
+            lr_t = 1e-3 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+            ps = [p - lr_t * m / (np.sqrt(v) + 1e-8) for p, m, v in zip(ps, ms_, vs)]
+        return ps
+    check(nn.Adam, ref, rng)
+
+
+def test_weight_decay_skips_beta_and_gamma_unless_grouped(rng):
+    lr, wd = 0.1, 0.01
+
+    def ref(ps, grads):
+        decays = [wd, 0.0, 0.0]                                   # w, gamma, beta
+        for gs in grads:
+            ps = [p - lr * (g + d * p) for p, g, d in zip(ps, gs, decays)]
+        return ps
+    check(lambda ps: nn.SGD(ps, learning_rate=lr, weight_decay=wd), ref, rng, names=("w", "gamma", "beta"))
+
+    def ref_grouped(ps, grads):
+        for gs in grads:
+            ps = [p - lr * (g + wd * p) for p, g in zip(ps, gs)]
+        return ps
+    check(lambda ps: nn.SGD([{"params": ps, "weight_decay": wd}], learning_rate=lr), ref_grouped, rng,
+          names=("w", "gamma", "beta"))
+
+
+def test_group_learning_rates_and_loss_scale(rng):
+    def ref(ps, grads):
+        for gs in grads:
+            ps = [ps[0] - 0.1 * gs[0] / 4, ps[1] - 0.5 * gs[1] / 4]
+        return ps
+    check(lambda ps: nn.SGD([{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.5}], learning_rate=0.1,
+                            loss_scale=4.0), ref, rng)
+
+
+def test_learning_rate_can_change_between_steps(rng):
+    params = make_params(rng)
+    start = [p.asnumpy().copy() for p in params]
+    opt = nn.SGD(params, learning_rate=0.1)
+    g = [np.ones(p.shape, np.float32) for p in params]
+    opt(tuple(ms.Tensor(x) for x in g))
+    opt.learning_rate = 0.01
+    assert opt.get_lr() == 0.01
+    opt(tuple(ms.Tensor(x) for x in g))
+    np.testing.assert_allclose(params[0].asnumpy(), start[0] - 0.11, rtol=1e-6)
+
+
+def test_update_is_in_place_and_state_is_named(rng):
+    params = make_params(rng)
+    arrays = [p._data for p in params]
+    opt = nn.Adam(params)
+    assert isinstance(opt.parameters, ms.ParameterTuple) and opt.parameters[0] is params[0]
+    assert [m.name for m in opt.moment1] == ["moment1.w", "moment1.b"]
+    assert not opt.moment2[0].requires_grad
+    opt(tuple(ms.Tensor(np.ones(p.shape, np.float32)) for p in params))
+    assert all(p._data is a for p, a in zip(params, arrays))
+    assert opt.global_step == 1
+    assert opt.trainable_params() == []                 # the optimizer owns no trainable weights
+    np.testing.assert_allclose(opt.moment1[0].asnumpy(), 0.1)
+
+
+def test_float64_gradients_update_float32_parameters(rng):
+    params = make_params(rng, ("w",))
+    before = params[0].asnumpy().copy()
+    nn.SGD(params, learning_rate=1.0)((ms.Tensor(np.full((3, 2), 0.5)),))
+    assert params[0].dtype == ms.float32
+    np.testing.assert_allclose(params[0].asnumpy(), before - 0.5, rtol=1e-6)
+
+
+# ================================================================== errors
+def test_optimizer_gradient_errors(rng):
+    params = make_params(rng)
+    opt = nn.Adam(params)
+    with pytest.raises(ValueError, match=r"Adam: expected a tuple of 2 gradient\(s\) aligned with its "
+                                         r"parameters, got 1 gradient\(s\)"):
+        opt((ms.Tensor(np.zeros((3, 2), np.float32)),))
+    with pytest.raises(ValueError, match=r"Momentum: the gradient for parameter 'b' has shape \[3\], expected \[2\]"):
+        nn.Momentum(params, 0.1, 0.9)((ms.Tensor(np.zeros((3, 2), np.float32)), ms.Tensor(np.zeros(3, np.float32))))
+    with pytest.raises(ValueError, match="SGD: expected a tuple of 2 gradient.*got a Tensor"):
+        nn.SGD(params)(ms.Tensor(np.zeros(2, np.float32)))
+
+
+def test_optimizer_argument_errors(rng):
+    params = make_params(rng)
+    with pytest.raises(ValueError, match=r"SGD: learning_rate must be in \[0, inf\), got -0.1"):
+        nn.SGD(params, learning_rate=-0.1)
+    with pytest.raises(TypeError, match="Adam: learning_rate must be a number, got str"):
+        nn.Adam(params, learning_rate="fast")
+    with pytest.raises(ValueError, match=r"Adam: beta1 must be in \[0, 1\), got 1.0"):
+        nn.Adam(params, beta1=1.0)
+    with pytest.raises(ValueError, match=r"Adam: eps must be in \(0, inf\), got 0.0"):
+        nn.Adam(params, eps=0.0)
+    with pytest.raises(ValueError, match="SGD: params is empty"):
+        nn.SGD([])
+    with pytest.raises(TypeError, match="Momentum: every parameter must be a Parameter, got Tensor"):
+        nn.Momentum([ms.Tensor([1.0])], 0.1, 0.9)
+    with pytest.raises(ValueError, match="Adam: parameter 'w' is given more than once"):
+        nn.Adam([params[0], params[0]])
+    with pytest.raises(ValueError, match="SGD: nesterov=True needs momentum > 0"):
+        nn.SGD(params, nesterov=True)
+    with pytest.raises(ValueError, match=r"SGD: unknown key\(s\) \['momentum'\] in a parameter group"):
+        nn.SGD([{"params": params, "momentum": 0.9}])
+    with pytest.raises(ValueError, match=r"Momentum: momentum must be in \[0, inf\), got -0.5"):
+        nn.Momentum(params, 0.1, -0.5)
+
+
+# ================================================================== training wrappers
+class Regressor(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(3, 16, weight_init="he_uniform", activation="tanh")
+        self.fc2 = nn.Dense(16, 1, weight_init="xavier_uniform")
+
+    def construct(self, x):
+        return self.fc2(self.fc1(x))
+
+
+def regression_data(rng):
+    x = rng.normal(size=(64, 3)).astype(np.float32)
+    y = (np.sin(x[:, :1]) + 0.5 * x[:, 1:2] * x[:, 2:3]).astype(np.float32)
+    return ms.Tensor(x), ms.Tensor(y)
+
+
+@pytest.mark.parametrize("make_opt", [
+    lambda ps: nn.SGD(ps, learning_rate=0.05, momentum=0.9),
+    lambda ps: nn.Momentum(ps, 0.05, 0.9),
+    lambda ps: nn.Adam(ps, learning_rate=0.01),
+])
+def test_train_one_step_cell_decreases_the_loss(make_opt, rng):
+    ms.set_seed(0)
+    net = Regressor()
+    x, y = regression_data(rng)
+    loss_net = nn.WithLossCell(net, nn.MSELoss())
+    step = nn.TrainOneStepCell(loss_net, make_opt(net.trainable_params()))
+    assert net.training and net.fc1.training
+    first = float(loss_net(x, y).asnumpy())
+    losses = [float(step(x, y).asnumpy()) for _ in range(60)]
+    assert losses[0] == pytest.approx(first, rel=1e-6)     # the returned loss is before the update
+    assert losses[-1] < 0.5 * first
+    assert [p.name for p in step.trainable_params()] == ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
+
+
+def test_train_one_step_cell_sens_scales_the_gradients(rng):
+    x, y = regression_data(rng)
+    results = []
+    for sens, lr in ((1.0, 0.02), (4.0, 0.005)):
+        ms.set_seed(1)
+        net = Regressor()
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), lr), sens=sens)
+        for _ in range(3):
+            step(x, y)
+        results.append([p.asnumpy().copy() for p in net.trainable_params()])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+
+
+def test_train_one_step_cell_errors(rng):
+    net = Regressor()
+    with pytest.raises(TypeError, match="TrainOneStepCell: optimizer must be an nn optimizer.*got function"):
+        nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), lambda grads: None)
+    with pytest.raises(TypeError, match="TrainOneStepCell: network must be a Cell, got function"):
+        nn.TrainOneStepCell(lambda x: x, nn.SGD(net.trainable_params()))
+    with pytest.raises(TypeError, match="WithLossCell: backbone must be a Cell, got int"):
+        nn.WithLossCell(3, nn.MSELoss())
