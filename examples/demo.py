@@ -155,7 +155,8 @@ def train(net, loss_fn, train_set, test_set, cfg, progress=True):
             correct += int(np.sum(logits.asnumpy().argmax(axis=1) == yb))
             seen += len(yb)
         test_acc = accuracy(net, *test_set)
-        bar.set_postfix(loss=f"{loss_sum / seen:.4f}", acc=f"{correct / seen:.3f}", test_acc=f"{test_acc:.3f}")
+        bar.set_postfix(loss=f"{loss_sum / seen:.4f}", acc=f"{correct / seen:.3f}", test_acc=f"{test_acc:.3f}",
+                        refresh=False)
     seconds = time.perf_counter() - start
     return {"epochs": cfg.epochs, "seconds": seconds, "train_loss": loss_sum / seen,
             "train_accuracy": accuracy(net, x_train, y_train), "test_accuracy": test_acc}

@@ -137,6 +137,10 @@ def test_learning_rate_can_change_between_steps(rng):
     assert opt.get_lr() == 0.01
     opt(tuple(ms.Tensor(x) for x in g))
     np.testing.assert_allclose(params[0].asnumpy(), start[0] - 0.11, rtol=1e-6)
+    opt.learning_rate = ms.Tensor(np.float32(0.5))      # a one-element Tensor is read as a float
+    assert opt.learning_rate == 0.5
+    with pytest.raises(ValueError, match=r"SGD: learning_rate must be in \[0, inf\), got -1.0"):
+        opt.learning_rate = -1.0
 
 
 def test_update_is_in_place_and_state_is_named(rng):

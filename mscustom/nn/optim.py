@@ -61,7 +61,7 @@ class Optimizer(Cell):
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
         super().__init__(auto_prefix=False)
         who = type(self).__name__
-        self.learning_rate = _number(learning_rate, "learning_rate", who, low=0)
+        self.learning_rate = learning_rate
         weight_decay = _number(weight_decay, "weight_decay", who, low=0)
         self.loss_scale = _number(loss_scale, "loss_scale", who, low=0, low_open=True)
         params, lrs, wds = self._parse_params(parameters, weight_decay, who)
@@ -110,9 +110,18 @@ class Optimizer(Cell):
                 wds.append(wd if decays else 0.0)
         return params, lrs, wds
 
+    @property
+    def learning_rate(self):
+        """The learning rate (a float) of parameters whose group sets none; assignable."""
+        return self._learning_rate
+
+    @learning_rate.setter
+    def learning_rate(self, value):
+        self._learning_rate = _number(value, "learning_rate", type(self).__name__, low=0)
+
     def get_lr(self):
         """The learning rate (a float); set ``opt.learning_rate`` to change it."""
-        return self.learning_rate
+        return self._learning_rate
 
     def _state(self, prefix):
         """Zero-initialized state like each parameter, named ``prefix.<param name>``."""
@@ -128,7 +137,7 @@ class Optimizer(Cell):
             raise ValueError(f"{type(self).__name__}: expected a tuple of {len(params)} gradient(s) "
                              f"aligned with its parameters, got {got}")
         self.global_step += 1
-        base_lr = self.learning_rate
+        base_lr = self._learning_rate
         inv_scale = 1.0 / self.loss_scale
         for i, (p, g) in enumerate(zip(params, gradients)):
             garr = g._data if isinstance(g, Tensor) else np.asarray(g)
