@@ -128,8 +128,6 @@ def test_softmax_cross_entropy_forward_and_backward(rng):
     check_grad(loss_of, tx)
 
 
-@pytest.mark.xfail(strict=True, reason="the tape holds op outputs by weak reference, so an output the "
-                                       "caller dropped reaches FGradient as zeros (mscustom/_core/autodiff.py)")
 def test_bprop_reads_an_output_the_caller_dropped(rng):
     sce = _sce_op()
     x = rng.standard_normal((3, 4))

@@ -11,7 +11,6 @@ Gradients reaching one tensor from several uses are summed.
 """
 
 import contextlib
-import weakref
 
 import numpy as np
 
@@ -27,7 +26,7 @@ class Node:
         self.op = op
         self.attrs = attrs
         self.inputs = inputs
-        self.outputs = [weakref.ref(t) for t in outputs]
+        self.outputs = tuple(outputs)   # strong: a gradient may read an output the caller dropped
         self.out_meta = [(t._data.shape, t._data.dtype, t._format) for t in outputs]
 
     def __repr__(self):
@@ -162,9 +161,7 @@ def backward(roots, targets):
             ograds = [g if g is not None else Tensor._wrap(np.zeros(shape, dtype), fmt)
                       for g, (shape, dtype, fmt) in zip(ograds, node.out_meta)]
         outputs = []
-        for ref, (shape, dtype, fmt) in zip(node.outputs, node.out_meta):
-            out = ref()
-            outputs.append(out if out is not None else Tensor._wrap(np.zeros(shape, dtype), fmt))
+        outputs.extend(node.outputs)
         fgrad = node.op.attrs.get("FGradient")
         if fgrad is None:
             raise RuntimeError(f"op '{node.op.name}' has no gradient: register an FGradient attribute "
