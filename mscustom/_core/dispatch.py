@@ -215,6 +215,9 @@ def _make_plan(op, args, attrs):
     if row is not None:
         plan.out_formats = [row[n_in + j][1] if n_in + j < len(row) and row[n_in + j][1] in
                             ("NCHW", "NHWC") else "DefaultFormat" for j in range(plan.n_out)]
+    if plan.out_formats is not None and not conversions and \
+            all(f == "DefaultFormat" for f in plan.out_formats):
+        plan.out_formats = None         # nothing to tag: keep the fast path
     if conversions and out_shapes is not None:
         # the kernel works in the row's layout: give it outputs in that layout, convert back after
         src, dst = conversions[0][1], conversions[0][2]
