@@ -207,7 +207,32 @@ class Cell:
         return "\n".join(lines)
 
 
-class SequentialCell(Cell):
+class _CellSequence(Cell):
+    """Shared list behaviour of SequentialCell and CellList: indexing, len, iteration, append."""
+
+    def __getitem__(self, index):
+        cells = list(self._cells.values())
+        if isinstance(index, slice):
+            return type(self)(cells[index])
+        if not isinstance(index, int) or not -len(cells) <= index < len(cells):
+            raise IndexError(f"{type(self).__name__}: index {index!r} out of range for {len(cells)} cell(s)")
+        return cells[index]
+
+    def __len__(self):
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(self._cells.values())
+
+    def append(self, cell):
+        """Add ``cell`` at the end (named by its position)."""
+        if not isinstance(cell, Cell):
+            raise TypeError(f"{type(self).__name__}.append: expected a Cell, got {type(cell).__name__}")
+        setattr(self, str(len(self._cells)), cell)
+        return self
+
+
+class SequentialCell(_CellSequence):
     """Cells applied one after another; built from a list, an OrderedDict or several Cells.
 
     Children are named "0", "1", ... (or by the OrderedDict's keys).
@@ -239,30 +264,14 @@ class SequentialCell(Cell):
             x = cell(x)
         return x
 
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return SequentialCell(list(self._cells.values())[index])
-        cells = list(self._cells.values())
-        if not isinstance(index, int) or not -len(cells) <= index < len(cells):
-            raise IndexError(f"SequentialCell: index {index!r} out of range for {len(cells)} cell(s)")
-        return cells[index]
-
-    def __len__(self):
-        return len(self._cells)
-
-    def __iter__(self):
-        return iter(self._cells.values())
-
     def append(self, cell):
         """Add ``cell`` at the end (named by its position)."""
-        if not isinstance(cell, Cell):
-            raise TypeError(f"SequentialCell.append: expected a Cell, got {type(cell).__name__}")
-        setattr(self, str(len(self._cells)), cell)
+        super().append(cell)
         self._chain = tuple(self._cells.values())
         return self
 
 
-class CellList(Cell):
+class CellList(_CellSequence):
     """A list of Cells whose Parameters are registered ("0.weight", ...); not callable itself.
 
     Example::
@@ -279,27 +288,6 @@ class CellList(Cell):
 
     def construct(self, *inputs):
         raise TypeError("CellList is a container and cannot be called; call its cells")
-
-    def __getitem__(self, index):
-        cells = list(self._cells.values())
-        if isinstance(index, slice):
-            return CellList(cells[index])
-        if not isinstance(index, int) or not -len(cells) <= index < len(cells):
-            raise IndexError(f"CellList: index {index!r} out of range for {len(cells)} cell(s)")
-        return cells[index]
-
-    def __len__(self):
-        return len(self._cells)
-
-    def __iter__(self):
-        return iter(self._cells.values())
-
-    def append(self, cell):
-        """Add ``cell`` at the end."""
-        if not isinstance(cell, Cell):
-            raise TypeError(f"CellList.append: expected a Cell, got {type(cell).__name__}")
-        setattr(self, str(len(self._cells)), cell)
-        return self
 
     def extend(self, cells):
         """Add every Cell of ``cells`` at the end."""
