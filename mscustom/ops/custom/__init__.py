@@ -9,8 +9,8 @@ Example::
     sq = Custom(lambda x: x * x, out_shape=lambda x: x, out_dtype=lambda x: x, func_type="pyfunc")
 """
 
-from .custom import Custom, custom_op_report
+from .custom import Custom, custom_op_report, custom_op_usage
 from .reginfo import CustomRegOp, DataType, custom_info_register, parse_reg_info
 
-__all__ = ["Custom", "CustomRegOp", "DataType", "custom_info_register", "custom_op_report",
+__all__ = ["Custom", "CustomRegOp", "DataType", "custom_info_register", "custom_op_report", "custom_op_usage",
            "parse_reg_info"]

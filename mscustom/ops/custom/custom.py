@@ -46,7 +46,7 @@ from . import bprop as _bprop
 from .reginfo import coerce_attr, parse_reg_info
 from .rules import BIG, OutputRule, is_dtype, is_shape, positional_range, result_count
 
-__all__ = ["Custom", "custom_op_report", "KernelStat", "OpKernelStat", "FUNC_TYPES"]
+__all__ = ["Custom", "custom_op_report", "custom_op_usage", "KernelStat", "OpKernelStat", "FUNC_TYPES"]
 
 FUNC_TYPES = ("pyfunc", "jit", "aot")
 _OPTIONS = {"pyfunc": (), "jit": ("launch", "parallel", "debug"), "aot": ()}
@@ -449,22 +449,16 @@ class Custom:
 
 
 # ---------------------------------------------------------------- report
-def custom_op_report(format="rows"):
-    """Every live Custom op's kernels with their call counts and total seconds.
-
-    ``format="rows"``: a list of ``OpKernelStat(op, kind, kernel, calls, seconds)``;
-    ``format="text"``: the same as an aligned table.
-
-    Example::
-
-        print(custom_op_report(format="text"))
-    """
-    if format not in ("rows", "text"):
-        raise ValueError(f"custom_op_report: format must be 'rows' or 'text', got {format!r}")
+def _live_ops():
     with _LIVE_LOCK:
         _LIVE[:] = [ref for ref in _LIVE if ref() is not None]
         ops = [ref() for ref in _LIVE]
-    rows = [OpKernelStat(op.name, *stat) for op in ops if op is not None for stat in op.kernel_stats()]
+    return [op for op in ops if op is not None]
+
+
+def _format_rows(rows, format):
+    if format not in ("rows", "text"):
+        raise ValueError(f"custom_op_report: format must be 'rows' or 'text', got {format!r}")
     if format == "rows":
         return rows
     head = ("op", "kind", "kernel", "calls", "total ms")
@@ -474,3 +468,63 @@ def custom_op_report(format="rows"):
              for line in [head] + body]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def custom_op_report(format="rows", used_only=False):
+    """Every live Custom op's kernels with their call counts and total seconds.
+
+    ``format="rows"``: a list of ``OpKernelStat(op, kind, kernel, calls, seconds)``;
+    ``format="text"``: the same as an aligned table. ``used_only=True`` leaves
+    out kernels that never ran (for example the GPU kernel of a CPU-only run).
+    The counts are since each op was made; ``custom_op_usage`` counts one block.
+
+    Example::
+
+        print(custom_op_report(format="text", used_only=True))
+    """
+    rows = [OpKernelStat(op.name, *stat) for op in _live_ops() for stat in op.kernel_stats()
+            if stat.calls or not used_only]
+    return _format_rows(rows, format)
+
+
+class custom_op_usage:
+    """Count the Custom kernel calls made inside a ``with`` block.
+
+    On exit, ``report()`` lists each kernel that ran in the block with the
+    calls and seconds spent there (kernels of ops that were deleted before the
+    block ended are not listed).
+
+    Example::
+
+        with ops.custom_op_usage() as usage:
+            train(net)
+        print(usage.report(format="text"))
+    """
+
+    def __init__(self):
+        self._start = None
+        self._rows = None
+
+    def __enter__(self):
+        # strong references to the entries, so an id cannot be reused within the block
+        self._start = {id(k): (k, k.stats["calls"], k.stats["seconds"])
+                       for op in _live_ops() for k in op._op.kernels}
+        self._rows = None
+        return self
+
+    def __exit__(self, *exc):
+        rows = []
+        for op in _live_ops():
+            for k in op._op.kernels:
+                _, calls, seconds = self._start.get(id(k), (k, 0, 0.0))
+                if k.stats["calls"] > calls:
+                    rows.append(OpKernelStat(op.name, k.kind, k.name, k.stats["calls"] - calls,
+                                             k.stats["seconds"] - seconds))
+        self._rows, self._start = rows, None
+        return False
+
+    def report(self, format="rows"):
+        """The kernels used in the block: rows of ``OpKernelStat`` or, with ``format="text"``, a table."""
+        if self._rows is None:
+            raise RuntimeError("custom_op_usage: report() is available after the with block ends")
+        return _format_rows(list(self._rows), format)
