@@ -1,6 +1,5 @@
 """Arithmetic, elementwise math, comparisons, matmul and reductions against NumPy and finite differences."""
 
-import timeit
 import warnings
 
 import numpy as np
@@ -403,9 +402,14 @@ def test_gradient_accumulates_when_a_tensor_is_used_twice():
     np.testing.assert_allclose(g.asnumpy(), 2 * x.asnumpy() + np.exp(x.asnumpy()) + 1, rtol=1e-6)
 
 
-def test_add_of_two_small_tensors_is_fast():
-    """The hot path: a cached ``x + y`` costs a few microseconds (target ~2.5 us; loose bound here)."""
+def test_repeated_add_reuses_its_cached_plan():
+    """The hot path (timed in bench/): a repeated ``x + y`` builds its plan once."""
     x, y = T([1.0, 2.0, 3.0, 4.0]), T([1.0, 2.0, 3.0, 4.0])
+    op = ops.get_op("add")
+    before = len(op.plans)
+    for _ in range(3):
+        x + y
+    assert len(op.plans) <= before + 1
+    key_count = len(op.plans)
     x + y
-    per_call = min(timeit.repeat(lambda: x + y, number=2000, repeat=5)) / 2000
-    assert per_call < 15e-6, f"x + y took {per_call * 1e6:.2f} us per call"
+    assert len(op.plans) == key_count
