@@ -172,6 +172,65 @@ def bench_bandwidth():
            ">= 80% of copy", bw >= 0.8 * bw_copy)
 
 
+# --------------------------------------------------------------------- GPU (where a CUDA device exists)
+def _gpu_available():
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return False
+    try:
+        from numba import cuda
+        return cuda.is_available()
+    except Exception:                     # no numba-cuda, no driver
+        return False
+
+
+def bench_gpu():
+    """Custom jit (numba-cuda) and aot (CUDA C) kernels on the GPU, transfers included.
+
+    Tensors live on the host for now, so each call copies its inputs to the
+    device and its outputs back; the baseline does exactly that by hand with
+    numba-cuda (copy in, launch the same kernel, copy out) in the same run.
+    """
+    if not _gpu_available():
+        print("gpu: skipped (no CUDA device)")
+        return
+    from numba import cuda
+
+    from bench import gpu_kernels as kb
+    cuda_lib = os.path.join(ROOT, "aot_kernels", "build", "libkernels_cuda.so")
+    ms.set_device("GPU")
+    try:
+        square = cuda.jit(kb.square_cuda)
+        sq_jit = ops.Custom(kb.square_cuda, lambda s: s, lambda d: d, func_type="jit")
+        sq_aot = ops.Custom(cuda_lib + ":CustomSquareCuda", lambda s: s, lambda d: d, func_type="aot")
+        stream = cuda.stream()
+        for n, number, label in ((4, 2000, "(4,)"), (10_000_000, 20, "1e7")):
+            a = np.random.default_rng(0).random(n, dtype=np.float32)
+            x = ms.Tensor(a)
+            out = np.empty_like(a)
+            threads = 256
+            blocks = (n + threads - 1) // threads
+
+            def by_hand():
+                d_in = cuda.to_device(a, stream=stream)
+                d_out = cuda.device_array_like(a, stream=stream)
+                square[blocks, threads, stream](d_in, d_out)
+                d_out.copy_to_host(out, stream=stream)
+                stream.synchronize()
+
+            unit = "us" if n == 4 else "ms"
+            scale = 1.0 if n == 4 else 1e-3
+            t_hand = per_call_us(by_hand, number=number, repeat=7) * scale
+            t_jit = per_call_us(lambda: sq_jit(x), number=number, repeat=7) * scale
+            t_aot = per_call_us(lambda: sq_aot(x), number=number, repeat=7) * scale
+            assert np.allclose(sq_jit(x).asnumpy(), a * a) and np.allclose(sq_aot(x).asnumpy(), a * a)
+            report(f"GPU Custom jit x*x, {label}", t_jit, unit, "numba-cuda by hand (copy+launch)", t_hand,
+                   "(reference)", True)
+            report(f"GPU Custom aot x*x, {label}", t_aot, unit, "numba-cuda by hand (copy+launch)", t_hand,
+                   "(reference)", True)
+    finally:
+        ms.set_device("CPU")
+
+
 _STARTUP = textwrap.dedent("""
     import time, sys
     t0 = time.perf_counter()
@@ -219,7 +278,7 @@ def _numpy_import_times(env):
 
 
 BENCHES = {"builtin": bench_builtin, "custom": bench_custom_call, "bandwidth": bench_bandwidth,
-           "startup": bench_startup}
+           "startup": bench_startup, "gpu": bench_gpu}
 
 
 def main():
