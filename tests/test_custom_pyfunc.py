@@ -392,6 +392,16 @@ def test_steady_state_calls_reuse_one_plan_per_signature():
     assert len(sq._op.plans) == 2
 
 
+def test_plan_cache_stays_bounded(monkeypatch):
+    from mscustom._core import dispatch
+    monkeypatch.setattr(dispatch, "MAX_PLANS", 8)
+    op = ops.Custom(lambda x, k: x * k, lambda x, k: x, lambda x, k: x)
+    x = ms.Tensor([1.0, 2.0])
+    for k in range(20):                                  # one plan per distinct scalar
+        assert op(x, float(k)).tolist() == [k, 2.0 * k]
+        assert len(op._op.plans) <= 8
+
+
 def test_custom_op_usage_counts_one_block():
     op = ops.Custom(square, same, same, name="usage_square")
     op(ms.Tensor([1.0]))                                  # before the block: not counted

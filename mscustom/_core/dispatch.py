@@ -26,6 +26,7 @@ _settings = _context._settings
 _REC = _ad.RECORDING
 _POOL_MIN_BYTES = 1 << 20        # outputs this large are taken from a reuse pool
 _POOL_SIZE = 4
+MAX_PLANS = 4096                # per op; past this the cache starts over (one plan per scalar value adds up)
 
 
 class Plan:
@@ -114,6 +115,8 @@ def call(op, args, attrs):
     if plan is None:
         plan = _make_plan(op, args, attrs)
         if key is not None:
+            if len(op.plans) >= MAX_PLANS:
+                op.plans.clear()
             op.plans[key] = plan
     if plan.simple:
         # one output, kernel allocates, outputs inferred: the common built-in case
