@@ -25,16 +25,14 @@
  */
 #include "mscustom_aot.h"
 
-#define PAR_THRESHOLD 32768
-
 #define SCALE_LOOP(T)                                           \
   do {                                                          \
     const T *x_ = (const T *)params[0];                         \
     T *o_ = (T *)params[1];                                     \
     const T s_ = (T)scale, b_ = (T)bias;                        \
     int64_t i_;                                                 \
-    _Pragma("omp parallel for if(n > PAR_THRESHOLD)")           \
-    for (i_ = 0; i_ < n; ++i_) o_[i_] = x_[i_] * s_ + b_;       \
+    MS_PARALLEL_FOR(n, "omp parallel for", (i_ = 0; i_ < n; ++i_), \
+                    o_[i_] = x_[i_] * s_ + b_;);                \
   } while (0)
 
 /* params = [x, out], same shape and dtype. */

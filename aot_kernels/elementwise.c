@@ -11,10 +11,6 @@
  */
 #include "mscustom_aot.h"
 
-/* Loops over more elements than this run on several OpenMP threads; smaller
- * ones stay single-threaded so tiny calls are cheap. */
-#define PAR_THRESHOLD 32768
-
 /* Checks that params [0, nparam) all share the shape and dtype of params[0]. */
 static int check_same(int nparam, int *ndims, int64_t **shapes, const char **dtypes) {
   int k;
@@ -40,8 +36,8 @@ static int check_ptrs(int nparam, void **params) {
     const T *b_ = (const T *)params[1];                      \
     T *o_ = (T *)params[2];                                  \
     int64_t i_;                                              \
-    _Pragma("omp parallel for if(n > PAR_THRESHOLD)")        \
-    for (i_ = 0; i_ < n; ++i_) o_[i_] = a_[i_] OP b_[i_];    \
+    MS_PARALLEL_FOR(n, "omp parallel for", (i_ = 0; i_ < n; ++i_), \
+                    o_[i_] = a_[i_] OP b_[i_];);             \
   } while (0)
 
 #define BINARY_DISPATCH(OP)                                                  \
@@ -108,8 +104,8 @@ int CustomMul(int nparam, void **params, int *ndims, int64_t **shapes, const cha
     const T *x_ = (const T *)params[0];                      \
     T *o_ = (T *)params[1];                                  \
     int64_t i_;                                              \
-    _Pragma("omp parallel for if(n > PAR_THRESHOLD)")        \
-    for (i_ = 0; i_ < n; ++i_) o_[i_] = x_[i_] * x_[i_];     \
+    MS_PARALLEL_FOR(n, "omp parallel for", (i_ = 0; i_ < n; ++i_), \
+                    o_[i_] = x_[i_] * x_[i_];);              \
   } while (0)
 
 /* CustomSquare: params = [x, out], same shape and dtype (float32/float64). */
@@ -136,8 +132,8 @@ int CustomSquare(int nparam, void **params, int *ndims, int64_t **shapes, const 
     const T *d_ = (const T *)params[1];                              \
     T *o_ = (T *)params[2];                                          \
     int64_t i_;                                                      \
-    _Pragma("omp parallel for if(n > PAR_THRESHOLD)")                \
-    for (i_ = 0; i_ < n; ++i_) o_[i_] = (T)2 * x_[i_] * d_[i_];      \
+    MS_PARALLEL_FOR(n, "omp parallel for", (i_ = 0; i_ < n; ++i_),   \
+                    o_[i_] = (T)2 * x_[i_] * d_[i_];);               \
   } while (0)
 
 /* CustomSquareGrad: params = [x, dout, dx], same shape and dtype

@@ -55,12 +55,35 @@
  * The header is plain C99 and also valid C++ (the declarations have C
  * linkage); kernels written in C++ or CUDA must be declared extern "C" so
  * the symbol name is not mangled.
+ *
+ * ---------------------------------------------------------------------------
+ * Parallel loops (OpenMP) and fork()
+ * ---------------------------------------------------------------------------
+ *
+ *   MS_PARALLEL_FOR(work, "omp parallel for", (i = 0; i < n; ++i), body);
+ *
+ * runs the loop on an OpenMP team when ms_parallel(work) says it pays and
+ * serially otherwise, without entering the OpenMP runtime at all for small
+ * calls (a `#pragma omp parallel for if(...)` still calls into it, which
+ * costs more than a 4-element loop).  See ms_parallel below for the
+ * threshold and for what the header does so that a process that has used
+ * OpenMP can fork() and its child can use the kernels again.
  */
 #ifndef MSCUSTOM_AOT_H_
 #define MSCUSTOM_AOT_H_
 
 #include <stdint.h>
 #include <string.h>
+
+/* OpenMP fork guard (see "Parallel loops and fork safety" below). */
+#if defined(_OPENMP) && (defined(__unix__) || defined(__APPLE__)) && defined(__GNUC__)
+#define MS_OMP_FORK_GUARD 1
+#include <omp.h>
+#include <pthread.h>
+#if _OPENMP >= 201811 || (!defined(__clang__) && __GNUC__ >= 9)
+#define MS_HAVE_OMP_PAUSE 1 /* omp_pause_resource_all: OpenMP 5.0, GCC 9+ */
+#endif
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -192,6 +215,88 @@ static inline const double *ms_attr_floats(const void *extra, const char *name, 
 }
 
 /* ------------------------------------------------------------------------- */
+/* Parallel loops and fork safety                                            */
+/* ------------------------------------------------------------------------- */
+
+/* Loops doing at most this many element operations run serially: starting an
+ * OpenMP team costs a few microseconds.  Define it before including the
+ * header to change it for a file. */
+#ifndef MS_PARALLEL_MIN_WORK
+#define MS_PARALLEL_MIN_WORK 32768
+#endif
+
+/* fork() and GNU OpenMP.  libgomp keeps a pool of worker threads per thread
+ * that started a parallel region.  fork() copies only the calling thread, so
+ * in the child that pool describes threads that no longer exist, and the
+ * child's first parallel region waits for them forever.  OpenMP 5.0 has the
+ * remedy: omp_pause_resource_all() ends the pool's threads (libgomp joins
+ * them), and the next parallel region starts a fresh pool.  Every file that
+ * includes this header (when built with OpenMP on a POSIX system) registers
+ * a pthread_atfork "prepare" handler when its library is loaded that pauses
+ * the runtime just before any fork() of the process: the parent starts new
+ * threads on its next large call (tens of microseconds, once per fork) and
+ * the child runs its parallel regions on its own fresh threads at full
+ * speed.  Where the pause is not available or fails (an OpenMP older than
+ * 5.0, or a fork() from inside a parallel region), the child handler marks
+ * the child instead and ms_parallel() keeps its loops serial: slower, never
+ * hung.  glibc drops the handlers of a library when it is dlclose()d.
+ * Other OpenMP runtimes (LLVM/Intel libomp) handle fork() themselves; the
+ * pause is harmless there. */
+#ifdef MS_OMP_FORK_GUARD
+static int ms_omp_paused_ = 0;     /* the last prepare handler's pause worked */
+static int ms_omp_child_serial_ = 0; /* this is a forked child: stay serial  */
+
+static void ms_omp_before_fork_(void) {
+#ifdef MS_HAVE_OMP_PAUSE
+  ms_omp_paused_ = omp_pause_resource_all(omp_pause_hard) == 0;
+#else
+  ms_omp_paused_ = 0;
+#endif
+}
+
+static void ms_omp_in_child_(void) {
+  if (!ms_omp_paused_) ms_omp_child_serial_ = 1;
+}
+
+__attribute__((constructor)) static void ms_omp_register_fork_handlers_(void) {
+  pthread_atfork(ms_omp_before_fork_, NULL, ms_omp_in_child_);
+}
+#endif /* MS_OMP_FORK_GUARD */
+
+/* Non-zero when a loop doing `work` element operations should run on an
+ * OpenMP team: OpenMP is compiled in, the work exceeds MS_PARALLEL_MIN_WORK,
+ * and this is not a forked child whose runtime could not be reset (see
+ * above).  Small calls decide this without calling into OpenMP. */
+static inline int ms_parallel(int64_t work) {
+#ifdef MS_OMP_FORK_GUARD
+  return work > MS_PARALLEL_MIN_WORK && !ms_omp_child_serial_;
+#elif defined(_OPENMP)
+  return work > MS_PARALLEL_MIN_WORK;
+#else
+  (void)work;
+  return 0;
+#endif
+}
+
+/* `for header { body }` on an OpenMP team when ms_parallel(work), serially
+ * otherwise.  `omp_pragma` is the whole pragma as a string, clauses included:
+ *
+ *   int64_t i;
+ *   MS_PARALLEL_FOR(n, "omp parallel for", (i = 0; i < n; ++i), out[i] = x[i] * x[i];);
+ *   MS_PARALLEL_FOR(n, "omp parallel for reduction(|:bad)", (i = 0; i < n; ++i),
+ *                   if (lab[i] < 0) bad |= 1;);
+ *
+ * The body may contain commas. */
+#define MS_PARALLEL_FOR(work, omp_pragma, header, ...) \
+  do {                                                 \
+    if (ms_parallel(work)) {                           \
+      _Pragma(omp_pragma) for header { __VA_ARGS__ }   \
+    } else {                                           \
+      for header { __VA_ARGS__ }                       \
+    }                                                  \
+  } while (0)
+
+/* ------------------------------------------------------------------------- */
 /* Shape / dtype helpers                                                     */
 /* ------------------------------------------------------------------------- */
 
@@ -224,7 +329,7 @@ static inline int ms_same_dtype(const char **dtypes, int a, int b) {
 }
 
 #ifdef __cplusplus
-} /* extern "C" */
+}
 #endif
 
 #endif /* MSCUSTOM_AOT_H_ */

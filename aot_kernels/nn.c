@@ -23,8 +23,6 @@
 #include <omp.h>
 #endif
 
-#define PAR_THRESHOLD 32768
-
 static int is_float_dtype(const char *d) {
   return ms_dtype_is(d, "float32") || ms_dtype_is(d, "float64");
 }
@@ -60,16 +58,14 @@ static int any_null(int nparam, void **params) {
     const T *b_ = (const T *)params[1];                          \
     T *o_ = (T *)params[2];                                      \
     int64_t r_;                                                  \
-    _Pragma("omp parallel for if(n > PAR_THRESHOLD)")            \
-    for (r_ = 0; r_ < rows; ++r_) {                              \
+    MS_PARALLEL_FOR(n, "omp parallel for", (r_ = 0; r_ < rows; ++r_), \
       const T *xr = x_ + r_ * c;                                 \
       T *orow = o_ + r_ * c;                                     \
       int64_t j;                                                 \
       for (j = 0; j < c; ++j) {                                  \
         T v = xr[j] + b_[j];                                     \
         orow[j] = v > (T)0 ? v : (T)0;                           \
-      }                                                          \
-    }                                                            \
+      });                                                        \
   } while (0)
 
 /* params = [x[..., C], bias[C], out[..., C]]. */
@@ -94,10 +90,24 @@ int CustomBiasAddRelu(int nparam, void **params, int *ndims, int64_t **shapes,
   return MS_OK;
 }
 
+/* Adds rows [rows * t / tt, rows * (t + 1) / tt) of dx_ into row t of acc_,
+ * for thread t of a team of tt. */
+#define COLUMN_SUMS(T, TID, TCOUNT)                                             \
+  {                                                                             \
+    int t_ = (TID), tt_ = (TCOUNT);                                             \
+    int64_t r0_ = rows * t_ / tt_, r1_ = rows * (t_ + 1) / tt_, r_;             \
+    double *a_ = acc_ + (int64_t)t_ * c;                                        \
+    for (r_ = r0_; r_ < r1_; ++r_) {                                            \
+      const T *row_ = dx_ + r_ * c;                                             \
+      int64_t k_;                                                               \
+      for (k_ = 0; k_ < c; ++k_) a_[k_] += (double)row_[k_];                    \
+    }                                                                           \
+  }
+
 /* dx = dout * (out > 0) in parallel, then dbias = column sums of dx.
  * The column sums use one row block per thread with a private double
  * accumulator, combined in thread order (deterministic for a given thread
- * count). */
+ * count).  Small calls never enter OpenMP. */
 #define BIAS_ADD_RELU_GRAD(T)                                                   \
   do {                                                                          \
     const T *dout_ = (const T *)params[0];                                      \
@@ -107,22 +117,17 @@ int CustomBiasAddRelu(int nparam, void **params, int *ndims, int64_t **shapes,
     int64_t i_, j_;                                                             \
     int nt_ = 1;                                                                \
     double *acc_;                                                               \
-    _Pragma("omp parallel for if(n > PAR_THRESHOLD)")                           \
-    for (i_ = 0; i_ < n; ++i_) dx_[i_] = out_[i_] > (T)0 ? dout_[i_] : (T)0;    \
-    if (n > PAR_THRESHOLD) nt_ = max_threads();                                 \
+    MS_PARALLEL_FOR(n, "omp parallel for", (i_ = 0; i_ < n; ++i_),              \
+                    dx_[i_] = out_[i_] > (T)0 ? dout_[i_] : (T)0;);             \
+    if (ms_parallel(n)) nt_ = max_threads();                                    \
     if (nt_ > rows) nt_ = (int)(rows > 0 ? rows : 1);                           \
     acc_ = (double *)calloc((size_t)nt_ * (size_t)c, sizeof(double));           \
     if (acc_ == NULL) return MS_ERR_ALLOC;                                      \
-    _Pragma("omp parallel num_threads(nt_) if(nt_ > 1)")                        \
-    {                                                                           \
-      int t_ = thread_num(), tt_ = num_threads();                               \
-      int64_t r0_ = rows * t_ / tt_, r1_ = rows * (t_ + 1) / tt_, r_;           \
-      double *a_ = acc_ + (int64_t)t_ * c;                                      \
-      for (r_ = r0_; r_ < r1_; ++r_) {                                          \
-        const T *row_ = dx_ + r_ * c;                                           \
-        int64_t k_;                                                             \
-        for (k_ = 0; k_ < c; ++k_) a_[k_] += (double)row_[k_];                  \
-      }                                                                         \
+    if (nt_ > 1) {                                                              \
+      _Pragma("omp parallel num_threads(nt_)")                                  \
+      COLUMN_SUMS(T, thread_num(), num_threads())                               \
+    } else {                                                                    \
+      COLUMN_SUMS(T, 0, 1)                                                      \
     }                                                                           \
     for (j_ = 0; j_ < c; ++j_) {                                                \
       double s_ = 0.0;                                                          \
@@ -204,8 +209,8 @@ static inline int64_t load_label(const void *labels, int is64, int64_t r) {
     T *loss_ = (T *)params[2];                                              \
     T *p_ = (T *)params[3];                                                 \
     int64_t r_;                                                             \
-    _Pragma("omp parallel for reduction(|:bad) if(n > PAR_THRESHOLD)")      \
-    for (r_ = 0; r_ < rows; ++r_) {                                         \
+    MS_PARALLEL_FOR(n, "omp parallel for reduction(|:bad)",                \
+                    (r_ = 0; r_ < rows; ++r_),                              \
       const T *xr = x_ + r_ * c;                                            \
       T *pr = p_ + r_ * c;                                                  \
       int64_t lab = load_label(params[1], lab64, r_), j;                    \
@@ -226,7 +231,7 @@ static inline int64_t load_label(const void *labels, int is64, int64_t r) {
       } else {                                                              \
         loss_[r_] = (T)(log(s) - (double)(xr[lab] - m));                    \
       }                                                                     \
-    }                                                                       \
+    );                                                                      \
   } while (0)
 
 /* params = [logits[N, C], labels[N], loss[N], probs[N, C]].
@@ -263,8 +268,8 @@ int CustomSoftmaxCrossEntropy(int nparam, void **params, int *ndims, int64_t **s
     const T *dl_ = (const T *)params[2];                                    \
     T *dx_ = (T *)params[3];                                                \
     int64_t r_;                                                             \
-    _Pragma("omp parallel for reduction(|:bad) if(n > PAR_THRESHOLD)")      \
-    for (r_ = 0; r_ < rows; ++r_) {                                         \
+    MS_PARALLEL_FOR(n, "omp parallel for reduction(|:bad)",                \
+                    (r_ = 0; r_ < rows; ++r_),                              \
       const T *pr = p_ + r_ * c;                                            \
       T *dr = dx_ + r_ * c;                                                 \
       T g = dl_[r_];                                                        \
@@ -272,7 +277,7 @@ int CustomSoftmaxCrossEntropy(int nparam, void **params, int *ndims, int64_t **s
       for (j = 0; j < c; ++j) dr[j] = pr[j] * g;                            \
       if (lab < 0 || lab >= c) bad |= 1;                                    \
       else dr[lab] = (pr[lab] - (T)1) * g;                                  \
-    }                                                                       \
+    );                                                                      \
   } while (0)
 
 /* params = [probs[N, C], labels[N], dloss[N], dlogits[N, C]].

@@ -11,8 +11,6 @@
 
 namespace {
 
-constexpr int64_t kParThreshold = 32768;
-
 template <typename T> struct Acc { using type = double; };
 template <> struct Acc<int32_t> { using type = int64_t; };
 template <> struct Acc<int64_t> { using type = int64_t; };
@@ -20,15 +18,12 @@ template <> struct Acc<int64_t> { using type = int64_t; };
 template <typename T>
 void SumRows(const T *x, T *out, int64_t rows, int64_t c) {
   using A = typename Acc<T>::type;
-  const int64_t n = rows * c;
-  (void)n;
-#pragma omp parallel for if (n > kParThreshold)
-  for (int64_t r = 0; r < rows; ++r) {
+  int64_t r;
+  MS_PARALLEL_FOR(rows * c, "omp parallel for", (r = 0; r < rows; ++r),
     const T *row = x + r * c;
     A s = A(0);
     for (int64_t j = 0; j < c; ++j) s += static_cast<A>(row[j]);
-    out[r] = static_cast<T>(s);
-  }
+    out[r] = static_cast<T>(s););
 }
 
 // out must be x.shape[:-1] or x.shape[:-1] + [1].
