@@ -39,6 +39,12 @@ in host memory for now, so every call copies the inputs to the device and the
 outputs back (through numba-cuda). Without a CUDA device this raises a clear
 RuntimeError when the op is first called on "GPU". "Ascend" kernels run on the
 host like "CPU" ones (mscustom keeps Ascend tensors in host memory).
+
+fork(): GNU OpenMP's thread pool does not survive ``fork()`` (a child that
+enters a parallel region after its parent did hangs). Kernels built with
+``mscustom_aot.h`` end the pool before any fork (``pthread_atfork``), and so
+does ``_forksafe`` for ``os.fork()``, so a forked child runs them again on its
+own threads; small calls never enter OpenMP at all (``MS_PARALLEL_FOR``).
 """
 
 import ctypes
@@ -52,7 +58,7 @@ import numpy as np
 
 from ..._core.kernel import KernelEntry, Signature
 from ... import dtype as _dt
-from . import _common
+from . import _common, _forksafe
 from . import build as _build
 
 __all__ = ["make_kernel", "resolve_path", "load_library", "CALLER_ENV"]
@@ -80,6 +86,8 @@ _state = {"ffi": None}
 _libraries = {}
 _lock = threading.RLock()
 _perf = time.perf_counter
+
+_forksafe.install()         # OpenMP kernels keep working in a forked child (see _forksafe)
 
 
 # ---------------------------------------------------------------- libraries and symbols

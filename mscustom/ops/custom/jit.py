@@ -40,6 +40,10 @@ before Numba is imported) runs GPU kernels on the CPU, one Python thread per
 GPU thread, for testing.
 
 Numba is imported when the first jit kernel is made, never by ``import mscustom``.
+
+fork(): a process that ran parallel kernels can ``os.fork()`` (or use
+``multiprocessing`` with "fork") and the child runs them again, on its own
+threads, under Numba's default threading layers (``_forksafe`` says how).
 """
 
 import os
@@ -50,9 +54,11 @@ import warnings
 import numpy as np
 
 from ..._core.kernel import KernelEntry, Signature
-from . import _common
+from . import _common, _forksafe
 
 __all__ = ["make_kernel", "DISABLE_ENV"]
+
+_forksafe.install()         # parallel kernels keep working in a forked child (see _forksafe)
 
 DISABLE_ENV = "MSCUSTOM_JIT_DISABLE"
 _MAX_THREADS = 256
