@@ -347,24 +347,49 @@ def _cpu_runner(kernel, n, slots, out_slots, scalars, ndims, shapes, dtypes, ext
     if policy == "numba":
         tier_up()
 
-    def run(attrs, inputs, req, outputs):
-        t0 = perf()
-        if fast is not None:
-            rc = fast(meta, (*inputs, *outputs))
-        else:
+    def slow(inputs, outputs):
+        """The cffi call; after the plan's first calls, compile the Numba caller (policy "auto")."""
+        rc = call_cffi(inputs, outputs)
+        state["countdown"] -= 1
+        if state["countdown"] == 0:
+            with lock:
+                if fast is None:
+                    tier_up()
+        return rc
+
+    def failed(rc, inputs, outputs):
+        if rc == _NOT_CONTIGUOUS and fast is not None:     # the Numba caller refused a non-contiguous array
             rc = call_cffi(inputs, outputs)
-            state["countdown"] -= 1
-            if state["countdown"] == 0:
-                with lock:
-                    if fast is None:
-                        tier_up()
         if rc:
-            if rc == _NOT_CONTIGUOUS and fast is not None:     # the Numba caller refused a non-contiguous array
-                rc = call_cffi(inputs, outputs)
+            fail(rc)
+
+    # One runner per common arity: building the caller's tuple from fixed positions is
+    # cheaper than unpacking the lists (the per-call path of a tiny kernel is all overhead).
+    if len(slots) == 1 and len(out_slots) == 1:
+        def run(attrs, inputs, req, outputs):
+            t0 = perf()
+            rc = fast(meta, (inputs[0], outputs[0])) if fast is not None else slow(inputs, outputs)
             if rc:
-                fail(rc)
-        stats["calls"] += 1
-        stats["seconds"] += perf() - t0
+                failed(rc, inputs, outputs)
+            stats["calls"] += 1
+            stats["seconds"] += perf() - t0
+    elif len(slots) == 2 and len(out_slots) == 1:
+        def run(attrs, inputs, req, outputs):
+            t0 = perf()
+            rc = (fast(meta, (inputs[0], inputs[1], outputs[0])) if fast is not None
+                  else slow(inputs, outputs))
+            if rc:
+                failed(rc, inputs, outputs)
+            stats["calls"] += 1
+            stats["seconds"] += perf() - t0
+    else:
+        def run(attrs, inputs, req, outputs):
+            t0 = perf()
+            rc = fast(meta, (*inputs, *outputs)) if fast is not None else slow(inputs, outputs)
+            if rc:
+                failed(rc, inputs, outputs)
+            stats["calls"] += 1
+            stats["seconds"] += perf() - t0
 
     run.state = state                           # {"caller": "cffi" | "numba" | ...}, for tests and tools
     run.keep = (keep, params)                   # the C side points into these
