@@ -239,6 +239,43 @@ def test_large_inputs_use_parallel_path(lib, dtype):
     np.testing.assert_array_equal(out, a * a)
 
 
+# MS_PARALLEL_MIN_WORK in mscustom_aot.h: at most this many elements run serially.
+PARALLEL_MIN_WORK = 32768
+
+
+@pytest.mark.parametrize("n", [PARALLEL_MIN_WORK, PARALLEL_MIN_WORK + 1, 3 * PARALLEL_MIN_WORK + 7])
+def test_serial_and_parallel_paths_agree_at_the_threshold(lib, n):
+    """Both branches of MS_PARALLEL_FOR, for every element-wise kernel, against NumPy."""
+    a, b = rand(n, np.float64, 20), rand(n, np.float64, 21)
+    out = np.empty_like(a)
+    assert call(lib, "CustomMul", [a, b, out]) == MS_OK
+    np.testing.assert_array_equal(out, a * b)
+    assert call(lib, "CustomSquareGrad", [a, b, out]) == MS_OK
+    np.testing.assert_array_equal(out, 2 * a * b)
+    ia, ib = rand(n, np.int32, 22), rand(n, np.int32, 23)
+    iout = np.empty_like(ia)
+    assert call(lib, "CustomAdd", [ia, ib, iout]) == MS_OK
+    np.testing.assert_array_equal(iout, ia + ib)
+    attrs = Attrs(scale=0.5, bias=3.0)
+    assert call(lib, "CustomScale", [a, out], extra=attrs.ptr) == MS_OK
+    np.testing.assert_allclose(out, a * 0.5 + 3.0, rtol=1e-15)
+
+
+def test_bad_label_is_reported_from_a_parallel_region(lib):
+    """The reduction(|:bad) of the softmax kernels, above the threshold."""
+    n, c = 1000, 70                                  # 70000 elements: the parallel branch
+    logits = rand((n, c), np.float32, 24)
+    labels = np.random.default_rng(25).integers(0, c, size=n).astype(np.int64)
+    labels[777] = c
+    loss, probs = np.empty(n, np.float32), np.empty((n, c), np.float32)
+    assert call(lib, "CustomSoftmaxCrossEntropy", [logits, labels, loss, probs]) == MS_ERR_VALUE
+    assert np.isnan(loss[777]) and np.isfinite(np.delete(loss, 777)).all()
+    dlogits = np.empty_like(probs)
+    assert call(lib, "CustomSoftmaxCrossEntropyGrad", [probs, labels, loss, dlogits]) == MS_ERR_VALUE
+    labels[777] = 0
+    assert call(lib, "CustomSoftmaxCrossEntropyGrad", [probs, labels, loss, dlogits]) == MS_OK
+
+
 def test_empty_tensors(lib):
     a = np.empty((0, 3), np.float32)
     out = np.empty((0, 3), np.float32)
