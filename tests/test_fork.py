@@ -130,7 +130,7 @@ EVERY_KIND = """
 
     def callers():
         # which caller each aot plan uses ("numba" once hot)
-        return sorted({p.runner.state["caller"] for op in (sq_aot, add_aot) for p in op._op.plans.values()})
+        return sorted({p.runner.state["caller"] for op in (sq_aot, add_aot) for p in op.op.plans.values()})
 
     def one_round(calls):
         # every op `calls` times; returns the names of those whose result was wrong
