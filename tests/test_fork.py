@@ -223,3 +223,23 @@ def test_header_alone_keeps_a_plain_c_caller_fork_safe():
     assert child["exit"] == 0 and child["ok"], f"the forked child failed or hung: {child}"
     if parent["threads"] > 1:
         assert child["threads"] > 1, child
+
+
+WAIT_POLICY = textwrap.dedent('''
+    import os, sys
+    import mscustom as ms
+    from mscustom import ops
+    ops.Custom("aot_kernels/build/libkernels.so:CustomSquare", lambda s: s, lambda d: d, func_type="aot")
+    print(os.environ.get("OMP_WAIT_POLICY"))
+''')
+
+
+@pytest.mark.parametrize("given, expected", [(None, "passive"), ("active", "active")])
+def test_openmp_waits_passively_unless_the_user_says_otherwise(given, expected):
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if given is not None:
+        env["OMP_WAIT_POLICY"] = given
+    out = subprocess.run([sys.executable, "-c", WAIT_POLICY], cwd=REPO, env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[-1] == expected
