@@ -544,3 +544,6 @@ def test_the_same_sigmoid_in_every_style():
         y = mx.nd.Custom(x, op_type="sigmoid")
     y.backward()
     np.testing.assert_allclose(x.grad.asnumpy(), expected_g, rtol=1e-5)      # float32 in MXNet
+    # an MXNet-registered op is a core op: ms.grad differentiates it too
+    g = ms.grad(lambda t: mx.nd.Custom(t, op_type="sigmoid").sum())(ms.Tensor(data))
+    np.testing.assert_allclose(g.asnumpy(), expected_g, rtol=1e-12)
