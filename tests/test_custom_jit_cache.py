@@ -1,0 +1,110 @@
+"""A fresh process loads jit kernels straight from Numba's disk cache (``_numba_cache``).
+
+Each scenario runs twice in new processes sharing one NUMBA_CACHE_DIR: the
+first compiles and fills the cache, the second must load every kernel through
+the fast path, give the same results, and fall back to compiling when the
+kernel's source changed or the fast path is turned off.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+KERNELS = textwrap.dedent('''
+    import math
+    import numba
+    import numpy as np
+
+    def square(x, out):
+        for i in range(x.size):
+            out[i] = x[i] * x[i]
+
+    def square_prange(x, out):
+        for i in numba.prange(x.size):
+            out[i] = x[i] * x[i]
+
+    def softplus_and_count(x, scale, out, count, offset):      # a scalar, two outputs, an attribute
+        tmp = np.empty(x.size)                                # NRT allocation inside the kernel
+        for i in range(x.size):
+            tmp[i] = math.log1p(math.exp(x[i] * scale)) + offset
+        seen = {}
+        for i in range(x.size):
+            seen[str(int(x[i] > 0))] = 1                       # string hashing
+        for i in range(x.size):
+            out[i] = tmp[i]
+        count[0] = len(seen)
+''')
+
+SCRIPT = textwrap.dedent('''
+    import json, sys
+    sys.path.insert(0, sys.argv[1])
+    import numpy as np
+    import mscustom as ms
+    from mscustom.ops import Custom, CustomRegOp
+    from mscustom.ops.custom import _numba_cache
+    import cache_kernels as k
+
+    x = ms.Tensor(np.linspace(-2, 2, 9).astype(np.float64))
+    same = lambda *a: a[0]
+    out = {}
+    out["square"] = Custom(k.square, same, same, func_type="jit")(x).asnumpy().tolist()
+    out["prange"] = Custom(k.square_prange, same, same, func_type="jit")(x).asnumpy().tolist()
+    info = CustomRegOp().input(0, "x").output(0, "y").output(1, "count").attr(
+        "offset", "optional", "float", value=0.25)
+    sp = Custom(k.softplus_and_count, lambda s, c: (s, [1]), lambda d, c: (d, ms.int64), func_type="jit",
+                reg_info=info)
+    y, count = sp(x, 2.0)
+    out["softplus"] = y.asnumpy().tolist()
+    out["count"] = count.asnumpy().tolist()
+    out["loaded"] = _numba_cache.stats["loaded"]
+    out["fallbacks"] = _numba_cache.stats["fallbacks"]
+    print(json.dumps(out))
+''')
+
+
+def _run(kdir, cache, **env_extra):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), **env_extra)
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(kdir)], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def kernel_dir(tmp_path):
+    kdir = tmp_path / "kernels"
+    kdir.mkdir()
+    (kdir / "cache_kernels.py").write_text(KERNELS)
+    return kdir
+
+
+def test_second_process_loads_every_kernel_from_the_cache(kernel_dir, tmp_path):
+    import numpy as np
+    cache = tmp_path / "numba_cache"
+    first = _run(kernel_dir, cache)
+    assert first["loaded"] == 0                          # nothing cached yet: compiled
+    second = _run(kernel_dir, cache)
+    assert second["loaded"] == 3 and second["fallbacks"] == 0
+    x = np.linspace(-2, 2, 9)
+    for res in (first, second):
+        np.testing.assert_allclose(res["square"], x * x)
+        np.testing.assert_allclose(res["prange"], x * x)
+        np.testing.assert_allclose(res["softplus"], np.log1p(np.exp(2 * x)) + 0.25)
+        assert res["count"] == [2]
+
+
+def test_changed_source_or_switch_off_compiles_normally(kernel_dir, tmp_path):
+    cache = tmp_path / "numba_cache"
+    _run(kernel_dir, cache)
+    assert _run(kernel_dir, cache, MSCUSTOM_JIT_FAST_CACHE="0")["loaded"] == 0
+    src = kernel_dir / "cache_kernels.py"
+    src.write_text(src.read_text().replace("out[i] = x[i] * x[i]", "out[i] = x[i] * x[i] + 1.0"))
+    stale = _run(kernel_dir, cache)
+    assert stale["square"][0] == 5.0 and stale["prange"][0] == 5.0   # the new source ran
