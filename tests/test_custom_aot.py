@@ -316,6 +316,7 @@ def test_auto_policy_switches_hot_plans_to_the_numba_caller(monkeypatch):
     assert runner(square).state["caller"] == "cffi"
     for _ in range(aot._TIER_UP_CALLS):
         square(x)
+    runner(square).state["thread"].join(60)            # the caller is compiled in the background
     assert runner(square).state["caller"] == "numba"
     np.testing.assert_allclose(square(x).asnumpy(), np.arange(4) ** 2)
     assert entry(square).stats["calls"] == aot._TIER_UP_CALLS + 2

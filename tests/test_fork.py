@@ -130,7 +130,11 @@ EVERY_KIND = """
 
     def callers():
         # which caller each aot plan uses ("numba" once hot)
-        return sorted({p.runner.state["caller"] for op in (sq_aot, add_aot) for p in op.op.plans.values()})
+        plans = [p for op in (sq_aot, add_aot) for p in op.op.plans.values()]
+        for p in plans:                                 # the Numba caller is compiled in the background
+            if p.runner.state.get("thread") is not None:
+                p.runner.state["thread"].join(60)
+        return sorted({p.runner.state["caller"] for p in plans})
 
     def one_round(calls):
         # every op `calls` times; returns the names of those whose result was wrong

@@ -20,6 +20,8 @@ from llvmlite import ir
 from numba import from_dtype, literal_unroll, njit, types
 from numba.extending import intrinsic
 
+from . import _numba_cache
+
 __all__ = ["compile_caller", "make_meta", "NOT_CONTIGUOUS"]
 
 NOT_CONTIGUOUS = -0x7FFF0001     # returned instead of calling when an array is not C-contiguous
@@ -68,4 +70,5 @@ def compile_caller(np_dtypes, ndims):
     keeps calling through cffi).
     """
     arrays = types.Tuple([types.Array(from_dtype(np.dtype(d)), nd, "A") for d, nd in zip(np_dtypes, ndims)])
-    return _call.compile((_META, arrays))
+    cached = _numba_cache.load_cached(_call, (_META, arrays))     # a fresh process skips Numba's start-up
+    return cached if cached is not None else _call.compile((_META, arrays))

@@ -89,6 +89,26 @@ _perf = time.perf_counter
 
 _forksafe.install()         # OpenMP kernels keep working in a forked child (see _forksafe)
 
+_tier_ups = set()             # background threads compiling a Numba caller (joined before a fork)
+_tier_ups_lock = threading.Lock()
+
+
+def _join_tier_ups():
+    """Before os.fork(): let caller compilations finish, so no child inherits Numba's locks held."""
+    with _tier_ups_lock:
+        pending = list(_tier_ups)
+    for t in pending:
+        t.join(timeout=60)
+
+
+if hasattr(os, "register_at_fork"):
+    # Modules that register fork hooks when imported must not first be imported by a tier-up
+    # thread while the hooks run (their "after" hook would run without their "before"):
+    # Numba's import chain brings logging and random.
+    import logging  # noqa: F401,E402
+    import random  # noqa: F401,E402
+    os.register_at_fork(before=_join_tier_ups)
+
 
 # ---------------------------------------------------------------- libraries and symbols
 def _base_ffi():
@@ -319,8 +339,9 @@ def _cpu_runner(kernel, n, slots, out_slots, scalars, ndims, shapes, dtypes, ext
                 release()
 
     policy = _caller_policy(kernel.op_name)
-    state = {"caller": "cffi", "countdown": _TIER_UP_CALLS if policy == "auto" else -1}
+    state = {"caller": "cffi", "countdown": _TIER_UP_CALLS if policy == "auto" else -1, "thread": None}
     fast = meta = None
+    tier_lock = threading.Lock()
 
     def tier_up():
         """Compile the Numba caller for this signature; on any failure keep cffi."""
@@ -347,14 +368,28 @@ def _cpu_runner(kernel, n, slots, out_slots, scalars, ndims, shapes, dtypes, ext
     if policy == "numba":
         tier_up()
 
+    def tier_up_in_background():
+        # Importing Numba and loading (or, the first time on a machine, compiling) the caller
+        # takes 0.01-0.8 s: the plan keeps calling through cffi meanwhile instead of stalling.
+        try:
+            with tier_lock:
+                if fast is None:
+                    tier_up()
+        finally:
+            with _tier_ups_lock:
+                _tier_ups.discard(threading.current_thread())
+
     def slow(inputs, outputs):
         """The cffi call; after the plan's first calls, compile the Numba caller (policy "auto")."""
         rc = call_cffi(inputs, outputs)
         state["countdown"] -= 1
         if state["countdown"] == 0:
-            with lock:
-                if fast is None:
-                    tier_up()
+            state["countdown"] = -1
+            t = threading.Thread(target=tier_up_in_background, name="mscustom-aot-caller", daemon=True)
+            state["thread"] = t
+            with _tier_ups_lock:
+                _tier_ups.add(t)
+            t.start()
         return rc
 
     def failed(rc, inputs, outputs):
