@@ -247,3 +247,31 @@ def test_openmp_waits_passively_unless_the_user_says_otherwise(given, expected):
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split()[-1] == expected
+
+
+FORK_DURING_TIER_UP = textwrap.dedent('''
+    import os, signal, sys
+    import numpy as np
+    import mscustom as ms
+    from mscustom import ops
+    from mscustom.ops.custom import aot
+    op = ops.Custom("aot_kernels/build/libkernels.so:CustomSquare", lambda s: s, lambda d: d, func_type="aot")
+    x = ms.Tensor(np.arange(4, dtype=np.float32))
+    for _ in range(aot._TIER_UP_CALLS):
+        op(x)                                   # the last call starts the caller's background compile
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(30)
+        ok = all(np.array_equal(op(x).asnumpy(), np.arange(4) ** 2) for _ in range(100))
+        os._exit(0 if ok else 3)
+    _, status = os.waitpid(pid, 0)
+    print(os.waitstatus_to_exitcode(status))
+''')
+
+
+def test_fork_while_the_numba_caller_compiles_in_the_background():
+    out = subprocess.run([sys.executable, "-c", FORK_DURING_TIER_UP], cwd=REPO, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[-1] == "0"
+    assert "Exception ignored" not in out.stderr, out.stderr[-2000:]
