@@ -32,7 +32,10 @@ Two ways to call (``$MSCUSTOM_AOT_CALLER``): ``cffi`` (fill a prepared
 ``numba`` (a tiny Numba-compiled caller per tuple of array types, cached on
 disk; about 1 µs cheaper per call, 0.3-0.6 s to compile the first time), and
 the default ``auto``: cffi for a plan's first 64 calls, then the Numba caller,
-so ops called a few times never compile and hot ones get the fast path.
+so ops called a few times never compile and hot ones get the fast path. The
+caller is prepared in a background thread (importing Numba, loading it from
+the disk cache or compiling it) while the plan keeps calling through cffi, so
+the switch never stalls a call; ``os.fork()`` waits for such a thread first.
 
 GPU target: the library gets device pointers and a CUDA stream. Tensors live
 in host memory for now, so every call copies the inputs to the device and the
