@@ -184,7 +184,7 @@ def test_mxnet_softmax_loss_ignores_the_top_gradient():
     rng = np.random.default_rng(0)
     data = rng.standard_normal((4, 3))
     label = np.array([0, 2, 1, 1], dtype=np.float64)
-    x = mx.nd.array(data)
+    x = mx.nd.array(data, dtype=np.float64)
     x.attach_grad()
     with mx.autograd.record():
         probs = mx.nd.Custom(x, mx.nd.array(label), op_type="softmax")
@@ -196,25 +196,61 @@ def test_mxnet_softmax_loss_ignores_the_top_gradient():
         return -np.log(p[np.arange(4), label.astype(int)])
 
     (num,) = _mx_numeric(cross_entropy, data)
-    np.testing.assert_allclose(x.grad.asnumpy(), num, rtol=1e-4, atol=1e-6)
-    np.testing.assert_allclose(probs.asnumpy().sum(axis=1), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.asnumpy(), num, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(probs.asnumpy().sum(axis=1), 1.0, rtol=1e-12)
+    # the backward op does not even take the top gradient: only the declared in_data and out_data
+    fwd, bwd = mx.operator.opdefs("softmax")
+    assert bwd.input_names == ["in_data[0] ('data')", "in_data[1] ('label')", "out_data[0] ('output')"]
+    assert bwd.num_inputs == 3 and bwd.num_outputs == 2
+    assert {"FInferShape", "FInferType", "FCompute<cpu>", "FGradient"} <= set(fwd.attrs)
+
+
+class ReadsTopGrad(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0])
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0], out_grad[0])
+
+
+@mx.operator.register("reads_top_grad")
+class ReadsTopGradProp(mx.operator.CustomOpProp):
+    def __init__(self):
+        super().__init__(need_top_grad=False)
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return ReadsTopGrad()
+
+
+def test_mxnet_loss_layer_that_reads_out_grad_is_told_to_declare_it():
+    x = mx.nd.array([1.0, 2.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Custom(x, op_type="reads_top_grad")
+    with pytest.raises(ValueError, match=r"op 'reads_top_grad': backward read out_grad\[0\] \(the gradient of "
+                                         r"output 'output'\), which declare_backward_dependency did not list"):
+        y.backward()
 
 
 def test_mxnet_dense_with_weight_and_bias_arguments():
     rng = np.random.default_rng(1)
     xs, ws, bs = rng.standard_normal((5, 3)), rng.standard_normal((4, 3)), rng.standard_normal(4)
     head = rng.standard_normal((5, 4))
-    x, w, b = mx.nd.array(xs), mx.nd.array(ws), mx.nd.array(bs)
+    x, w, b = (mx.nd.array(a, dtype=np.float64) for a in (xs, ws, bs))
     for a in (x, w, b):
         a.attach_grad()
     with mx.autograd.record():
         y = mx.nd.Custom(x, w, b, op_type="dense")
-    assert y.shape == (5, 4)
-    np.testing.assert_allclose(y.asnumpy(), xs @ ws.T + bs, rtol=1e-5)
-    y.backward(out_grad=mx.nd.array(head))
+    assert y.shape == (5, 4) and y.dtype is np.float64
+    np.testing.assert_allclose(y.asnumpy(), xs @ ws.T + bs, rtol=1e-12)
+    y.backward(out_grad=mx.nd.array(head, dtype=np.float64))
     nums = _mx_numeric(lambda p, q, r: (p @ q.T + r) * head, xs, ws, bs)
     for got, num in zip((x.grad, w.grad, b.grad), nums):
-        np.testing.assert_allclose(got.asnumpy(), num, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(got.asnumpy(), num, rtol=1e-7, atol=1e-9)
+    # declare_backward_dependency left out_data out, so the backward op does not take it
+    _, bwd = mx.operator.opdefs("dense")
+    assert bwd.input_names == ["out_grad[0] (the gradient of output 'output')", "in_data[0] ('data')",
+                               "in_data[1] ('weight')", "in_data[2] ('bias')"]
 
 
 def test_mxnet_auxiliary_state_is_updated_in_training_only():
@@ -307,6 +343,50 @@ def test_mxnet_op_with_two_outputs_returns_a_list():
     np.testing.assert_allclose(x.grad.asnumpy(), [5.0, 5.0])
 
 
+def test_mxnet_nd_array_defaults_to_float32():
+    assert mx.nd.array([1, 2]).dtype is np.float32
+    assert mx.nd.array(np.ones(2)).dtype is np.float32                     # as mx.nd.array does
+    assert mx.nd.array(np.ones(2), dtype=np.float64).dtype is np.float64
+    assert mx.nd.array(mx.nd.array(np.ones(2), dtype=np.float64)).dtype is np.float64
+
+
+class Remembers(mx.operator.CustomOp):
+    """Keeps the forward's input on self for its backward, as MXNet code often does."""
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.saved = in_data[0].asnumpy().copy()
+        self.assign(out_data[0], req[0], self.saved ** 2)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0], 2 * self.saved * out_grad[0].asnumpy())
+
+
+@mx.operator.register("remembers")
+class RemembersProp(mx.operator.CustomOpProp):
+    created = []
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        return out_grad                                           # the rest is kept on the operator
+
+    def create_operator(self, ctx, shapes, dtypes):
+        RemembersProp.created.append((ctx, shapes, dtypes))
+        return Remembers()
+
+
+def test_mxnet_one_operator_per_signature_serves_forward_and_backward():
+    RemembersProp.created.clear()
+    for data in ([1.0, 2.0], [3.0, -1.0], [0.5, 4.0]):
+        x = mx.nd.array(data)
+        x.attach_grad()
+        with mx.autograd.record():
+            y = mx.nd.Custom(x, op_type="remembers")
+        y.backward()
+        np.testing.assert_allclose(x.grad.asnumpy(), 2 * np.array(data))
+    assert RemembersProp.created == [("cpu(0)", [[2]], [np.float32])]
+    mx.nd.Custom(mx.nd.array([[1.0]]), op_type="remembers")                   # a new signature
+    assert len(RemembersProp.created) == 2 and RemembersProp.created[1][1] == [[1, 1]]
+
+
 # ================================================================== MXNet style: bad input
 def _register(name, forward=None, infer_shape=None, arguments=("data",), backward=None):
     class Op(mx.operator.CustomOp):
@@ -342,6 +422,24 @@ def test_mxnet_forward_of_the_wrong_shape_is_caught():
         mx.nd.Custom(mx.nd.array([1.0, 2.0, 3.0]), op_type="bad_shape")
 
 
+def test_mxnet_slice_assignment_of_the_wrong_shape_is_caught():
+    def forward(self, req, i, o):
+        o[0][:] = np.zeros(4)
+    _register("bad_slice", forward=forward)
+    with pytest.raises(ValueError, match=r"op 'bad_slice': could not write into output 'output', whose inferred "
+                                         r"shape is \[2\]"):
+        mx.nd.Custom(mx.nd.array([1.0, 2.0]), op_type="bad_slice")
+
+
+def test_mxnet_errors_raised_inside_forward_name_the_op():
+    def forward(self, req, i, o):
+        raise KeyError("missing")
+    _register("raises", forward=forward)
+    with pytest.raises(RuntimeError, match=r"op 'raises': Op.forward raised KeyError: 'missing'") as info:
+        mx.nd.Custom(mx.nd.array([1.0]), op_type="raises")
+    assert isinstance(info.value.__cause__, KeyError)
+
+
 def test_mxnet_forward_that_never_assigns_is_caught():
     _register("lazy", forward=lambda self, req, i, o: None)
     with pytest.raises(RuntimeError, match=r"op 'lazy': forward\(\) did not write output\(s\) \['output'\]"):
@@ -370,6 +468,25 @@ def test_mxnet_infer_shape_with_the_wrong_number_of_lists():
                                          r"\(in_shapes, out_shapes\) or \(in_shapes, out_shapes, aux_shapes\), "
                                          r"got 1 list\(s\)"):
         mx.nd.Custom(mx.nd.array([1.0]), op_type="one_list")
+
+
+def test_mxnet_infer_shape_that_disagrees_with_an_input():
+    _register("wants_two", forward=lambda self, req, i, o: self.assign(o[0], req[0], i[0]),
+              infer_shape=lambda in_shape: ([[2]], [[2]], []))
+    with pytest.raises(ValueError, match=r"op 'wants_two': argument 'data' has shape \[3\], infer_shape "
+                                         r"expects \[2\]"):
+        mx.nd.Custom(mx.nd.array([1.0, 2.0, 3.0]), op_type="wants_two")
+
+
+def test_mxnet_declare_backward_dependency_with_an_unknown_id():
+    class Prop(mx.operator.CustomOpProp):
+        def declare_backward_dependency(self, out_grad, in_data, out_data):
+            return [0, 7]
+
+    mx.operator.register("bad_deps")(Prop)
+    with pytest.raises(ValueError, match=r"op 'bad_deps': declare_backward_dependency must return ids it was "
+                                         r"given \(out_grad \[0\], in_data \[1\], out_data \[2\]\), got \[0, 7\]"):
+        mx.nd.Custom(mx.nd.array([1.0]), op_type="bad_deps")
 
 
 def test_mxnet_argument_count_must_match_the_inputs():
@@ -545,5 +662,7 @@ def test_the_same_sigmoid_in_every_style():
     y.backward()
     np.testing.assert_allclose(x.grad.asnumpy(), expected_g, rtol=1e-5)      # float32 in MXNet
     # an MXNet-registered op is a core op: ms.grad differentiates it too
+    # (its forward builds mx.nd.array(...), float32 as in MXNet, so float64 data loses digits there)
     g = ms.grad(lambda t: mx.nd.Custom(t, op_type="sigmoid").sum())(ms.Tensor(data))
-    np.testing.assert_allclose(g.asnumpy(), expected_g, rtol=1e-12)
+    assert g.dtype == ms.float64
+    np.testing.assert_allclose(g.asnumpy(), expected_g, rtol=1e-6)

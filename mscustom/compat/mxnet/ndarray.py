@@ -32,16 +32,18 @@ class NDArray(Tensor):
     """An MXNet-style array: a Tensor plus ``attach_grad`` / ``grad`` / ``backward``.
 
     ``dtype`` is the NumPy type (``np.float32``) as in MXNet; ``shape`` is a tuple.
+    Built from anything but an NDArray (or Tensor), the dtype defaults to float32, as
+    ``mx.nd.array`` does in MXNet (pass ``dtype=np.float64`` to keep doubles).
     """
 
-    __slots__ = ("_grad", "_grad_req", "_assigned", "_leaf")
+    __slots__ = ("_grad", "_grad_req", "_assigned", "_leaf", "_role")
 
     def __init__(self, source, dtype=None):
         arr = source._data if isinstance(source, Tensor) else np.asarray(source)
-        if dtype is None and not isinstance(source, (np.ndarray, Tensor)):
-            dtype = np.float32                # MXNet's default for lists and scalars
+        if dtype is None and not isinstance(source, Tensor):
+            dtype = np.float32                # MXNet's default (mx_real_t) for lists, scalars and arrays
         super().__init__(arr, dtype=dtype)
-        self._grad, self._grad_req, self._assigned, self._leaf = None, "null", False, None
+        self._grad, self._grad_req, self._assigned, self._leaf, self._role = None, "null", False, None, None
 
     # ------------------------------------------------------------ MXNet surface
     @property
@@ -92,18 +94,29 @@ class NDArray(Tensor):
 
     def __setitem__(self, index, value):
         """Write in place (what ``out_data[0][:] = ...`` in a CustomOp's forward does)."""
-        Tensor.__setitem__(self, index, value)
+        try:
+            Tensor.__setitem__(self, index, value)
+        except ValueError as exc:
+            if self._role is None:
+                raise
+            op_type, label = self._role
+            raise ValueError(f"op '{op_type}': could not write into {label}, whose inferred shape is "
+                             f"{list(self._data.shape)}: {exc}") from None
         self._assigned = True
 
 
-def _wrap_nd(array, like=None):
-    """An NDArray around ``array`` (no copy); ``like`` lends its tape position."""
+def _wrap_nd(array, like=None, role=None):
+    """An NDArray around ``array`` (no copy); ``like`` lends its tape position.
+
+    ``role``: ``(op_type, label)`` for the views a CustomOp's forward/backward
+    writes into, so errors can say which op and which output went wrong.
+    """
     n = object.__new__(NDArray)
     n._data = array
     n._format = like._format if like is not None else "DefaultFormat"
     n._node = like._node if like is not None else None
     n._oidx = like._oidx if like is not None else 0
-    n._grad, n._grad_req, n._assigned, n._leaf = None, "null", False, None
+    n._grad, n._grad_req, n._assigned, n._leaf, n._role = None, "null", False, None, role
     return n
 
 
@@ -171,7 +184,13 @@ def _backward(heads, head_grads):
 
 # ---------------------------------------------------------------- constructors
 def array(source_array, ctx=None, dtype=None):
-    """An NDArray copy of ``source_array`` (float32 for lists and scalars, as in MXNet)."""
+    """An NDArray copy of ``source_array``; float32 unless ``dtype`` says otherwise or it is an NDArray.
+
+    Example::
+
+        mx.nd.array([1, 2]).dtype                        # numpy.float32, as in MXNet
+        mx.nd.array(np.ones(2), dtype=np.float64).dtype  # numpy.float64
+    """
     return NDArray(source_array, dtype=dtype)
 
 
@@ -194,5 +213,5 @@ def Custom(*inputs, op_type=None, **kwargs):
     arguments reach the Prop's constructor as strings, as in MXNet. Returns
     one NDArray, or a list when the op has several outputs.
     """
-    from .operator import _custom_call
-    return _custom_call(inputs, op_type, kwargs)
+    from ._bridge import custom_call
+    return custom_call(inputs, op_type, kwargs)

@@ -1,0 +1,310 @@
+"""The bridge from an MXNet-style op type to the operator core: two OpDefs per (op type, kwargs).
+
+Forward OpDef: FInferShape / FInferType call the Prop's ``infer_shape`` /
+``infer_type``; its ``FCompute<cpu>`` (and ``<gpu>``: tensors live on the
+host) runs the CustomOp's ``forward`` on NDArray views of the preallocated
+outputs, and its ``bind`` hook makes the CustomOp once per input signature;
+FGradient is one call of the backward OpDef.
+
+Backward OpDef: its inputs are what ``declare_backward_dependency`` lists
+(MXNet's ids: out_grad, then in_data, then out_data), then the auxiliary
+states; its outputs are one gradient per argument. A slot that was not
+declared reaches ``backward`` as an NDArray that refuses to be read.
+"""
+
+import threading
+
+import numpy as np
+
+from ... import context as _context
+from ... import dtype as _dt
+from ..._core import autodiff as _ad
+from ..._core import dispatch as _dispatch
+from ..._core.kernel import KernelEntry
+from ..._core.opdef import OpDef
+from ...tensor import Tensor
+from . import autograd as _autograd
+from .ndarray import NDArray, _as_nd, _wrap_nd
+from .operator import CustomOp, get_registered
+
+_TYPES = {}                 # (op_type, Prop class, frozen kwargs) -> _OpType
+_LOCK = threading.Lock()
+_MAX_OPERATORS = 4096       # CustomOp instances kept per op type (one per input signature)
+
+
+class _Undeclared(NDArray):
+    """A backward argument that ``declare_backward_dependency`` did not list: reading it is an error.
+
+    MXNet hands the backward an empty NDArray there; here the error says what to declare.
+    """
+
+    __slots__ = ()
+
+    @property
+    def _data(self):
+        op_type, label = self._role
+        raise ValueError(f"op '{op_type}': backward read {label}, which declare_backward_dependency did not "
+                         f"list; add it there to use it (a need_top_grad=False loss layer gets no out_grad)")
+
+    def __repr__(self):
+        return f"<NDArray {self._role[1]}: not declared as a backward dependency>"
+
+    __str__ = __repr__
+
+
+def _undeclared(op_type, label):
+    n = object.__new__(_Undeclared)
+    n._format, n._node, n._oidx = "DefaultFormat", None, 0
+    n._grad, n._grad_req, n._assigned, n._leaf, n._role = None, "null", False, None, (op_type, label)
+    return n
+
+
+def _add_fcompute(op, fn, bind):
+    """Give ``op`` the destination-passing kernel ``fn`` for CPU and GPU (tensors live on the host).
+
+    ``bind`` runs once per input signature (the dispatcher caches its runner in the plan).
+    """
+    for target, key in (("CPU", "FCompute<cpu>"), ("GPU", "FCompute<gpu>")):
+        op.add_kernel(KernelEntry(target=target, fn=fn, allocates=False, name=f"{op.name}:{key}", key=key,
+                                  bind=bind, kind="mxnet"))
+        op.attrs[key] = fn
+
+
+def _names(op_type, prop, method):
+    names = getattr(prop, method)()
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+        raise TypeError(f"op '{op_type}': {type(prop).__name__}.{method}() must return a list of names, "
+                        f"got {names!r}")
+    return list(names)
+
+
+def _check_lists(op_type, res, method, what):
+    if not isinstance(res, (tuple, list)) or len(res) not in (2, 3):
+        got = f"{len(res)} list(s)" if isinstance(res, (tuple, list)) else type(res).__name__
+        raise ValueError(f"op '{op_type}': CustomOpProp.{method} must return (in_{what}, out_{what}) or "
+                         f"(in_{what}, out_{what}, aux_{what}), got {got}")
+    return [list(r) for r in res]
+
+
+class _OpType:
+    """One registered op type with fixed constructor keywords: its Prop and its two OpDefs."""
+
+    def __init__(self, op_type, prop):
+        self.name = op_type
+        self.prop = prop
+        self.args = _names(op_type, prop, "list_arguments")
+        self.outs = _names(op_type, prop, "list_outputs")
+        self.aux = _names(op_type, prop, "list_auxiliary_states")
+        self.deps = self._dependencies()
+        self.operators = {}              # (shapes, dtypes) of all inputs -> CustomOp
+        self.lock = threading.Lock()
+        n_args, n_out, n_aux = len(self.args), len(self.outs), len(self.aux)
+
+        fwd = OpDef(op_type, num_inputs=n_args + n_aux, num_outputs=n_out)
+        fwd.describe(f"MXNet-style custom op '{op_type}'")
+        fwd.input_names = self.args + self.aux
+        fwd.set_attr("FInferShape", self._infer_shape)
+        fwd.set_attr("FInferType", self._infer_type)
+        fwd.set_attr("FGradient", self._gradient)
+        _add_fcompute(fwd, self._forward, self._bind_forward)
+        self.forward_op = fwd
+
+        # inputs: the declared dependencies, then the auxiliary states; outputs: one gradient per argument.
+        # The forward's input shapes and dtypes travel as attrs (an undeclared input is not an input here).
+        bwd = OpDef(f"_backward_{op_type}", num_inputs=len(self.deps) + n_aux, num_outputs=n_args)
+        bwd.describe(f"backward of MXNet-style custom op '{op_type}'")
+        bwd.input_names = [self._slot_label(i) for i in self.deps] + self.aux
+        bwd.set_attr("FInferShape", lambda attrs, shapes: (shapes, [list(s) for s in attrs["in_shapes"][:n_args]]))
+        bwd.set_attr("FInferType", lambda attrs, types: (types, [_dt.from_numpy(np.dtype(d))
+                                                                 for d in attrs["in_dtypes"][:n_args]]))
+        _add_fcompute(bwd, self._backward, self._bind_backward)
+        self.backward_op = bwd
+
+    # ------------------------------------------------------------ backward dependencies
+    def _dependencies(self):
+        """The slots (MXNet's ids: out_grad, then in_data, then out_data) the backward reads."""
+        n_out, n_args = len(self.outs), len(self.args)
+        out_grad = list(range(n_out))
+        in_data = list(range(n_out, n_out + n_args))
+        out_data = list(range(n_out + n_args, 2 * n_out + n_args))
+        deps = self.prop.declare_backward_dependency(out_grad, in_data, out_data)
+        ok = isinstance(deps, (list, tuple)) and all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) and 0 <= d < 2 * n_out + n_args
+            for d in deps)
+        if not ok:
+            raise ValueError(f"op '{self.name}': declare_backward_dependency must return ids it was given "
+                             f"(out_grad {out_grad}, in_data {in_data}, out_data {out_data}), got {deps!r}")
+        return list(dict.fromkeys(int(d) for d in deps))
+
+    def _slot_label(self, i):
+        n_out, n_args = len(self.outs), len(self.args)
+        if i < n_out:
+            return f"out_grad[{i}] (the gradient of output '{self.outs[i]}')"
+        if i < n_out + n_args:
+            return f"in_data[{i - n_out}] ('{self.args[i - n_out]}')"
+        return f"out_data[{i - n_out - n_args}] ('{self.outs[i - n_out - n_args]}')"
+
+    # ------------------------------------------------------------ inference
+    def _infer_shape(self, attrs, in_shapes):
+        n_args = len(self.args)
+        res = _check_lists(self.name, self.prop.infer_shape([list(s) for s in in_shapes[:n_args]]),
+                           "infer_shape", "shapes")
+        self._check_inputs(res[0], [list(s) for s in in_shapes[:n_args]], "infer_shape", "shape")
+        if len(res[1]) != len(self.outs):
+            raise ValueError(f"op '{self.name}': infer_shape gave {len(res[1])} output shape(s) but "
+                             f"list_outputs() names {len(self.outs)} ({', '.join(self.outs)})")
+        if len(res) == 3:
+            if len(res[2]) != len(self.aux):
+                raise ValueError(f"op '{self.name}': infer_shape gave {len(res[2])} auxiliary shape(s) but "
+                                 f"list_auxiliary_states() names {len(self.aux)}")
+            for name, want, got in zip(self.aux, res[2], in_shapes[n_args:]):
+                if list(want) != list(got):
+                    raise ValueError(f"op '{self.name}': auxiliary state '{name}' has shape {list(got)}, "
+                                     f"infer_shape expects {list(want)}")
+        return in_shapes, [list(s) for s in res[1]]
+
+    def _infer_type(self, attrs, in_dtypes):
+        n_args = len(self.args)
+        given = [_dt.to_numpy(d).type for d in in_dtypes[:n_args]]
+        res = _check_lists(self.name, self.prop.infer_type(list(given)), "infer_type", "types")
+        self._check_inputs([np.dtype(t).type for t in res[0]], given, "infer_type", "dtype")
+        if len(res[1]) != len(self.outs):
+            raise ValueError(f"op '{self.name}': infer_type gave {len(res[1])} output type(s) but "
+                             f"list_outputs() names {len(self.outs)}")
+        return in_dtypes, [_dt.dtype_from_any(np.dtype(t)) for t in res[1]]
+
+    def _check_inputs(self, declared, given, method, what):
+        if len(declared) != len(given):
+            raise ValueError(f"op '{self.name}': {method} returned {len(declared)} input {what}(s) but "
+                             f"list_arguments() names {len(given)}")
+        show = list if what == "shape" else (lambda v: np.dtype(v).name)
+        for name, want, got in zip(self.args, declared, given):
+            if show(want) != show(got):
+                raise ValueError(f"op '{self.name}': argument '{name}' has {what} {show(got)}, "
+                                 f"{method} expects {show(want)}")
+
+    # ------------------------------------------------------------ kernels
+    def _operator(self, shapes, dtypes):
+        """The CustomOp for one input signature, made by ``create_operator`` on first use."""
+        key = (tuple(tuple(s) for s in shapes), tuple(np.dtype(d).str for d in dtypes))
+        op = self.operators.get(key)
+        if op is None:
+            with self.lock:
+                op = self.operators.get(key)
+                if op is None:
+                    ctx = "gpu(0)" if _context.device_target() == "GPU" else "cpu(0)"
+                    op = self.prop.create_operator(ctx, [list(s) for s in shapes],
+                                                   [np.dtype(d).type for d in dtypes])
+                    if not isinstance(op, CustomOp):
+                        raise TypeError(f"op '{self.name}': create_operator must return a CustomOp, "
+                                        f"got {type(op).__name__}")
+                    if len(self.operators) >= _MAX_OPERATORS:
+                        self.operators.clear()
+                    self.operators[key] = op
+        return op
+
+    def _call_user(self, operator, what, *args):
+        """Run the user's forward/backward; errors that do not name the op get its name."""
+        recording = _ad.RECORDING
+        saved, recording[0] = recording[0], 0          # nothing a forward/backward runs is taped
+        try:
+            getattr(operator, what)(*args)
+        except Exception as exc:
+            if str(exc).startswith(f"op '{self.name}'"):
+                raise
+            raise RuntimeError(f"op '{self.name}': {type(operator).__name__}.{what} raised "
+                               f"{type(exc).__name__}: {exc}") from exc
+        finally:
+            recording[0] = saved
+
+    def _bind_forward(self, opdef, sig):
+        operator = self._operator(sig.in_shapes, sig.in_dtypes)
+        return lambda attrs, inputs, req, outputs: self._run_forward(operator, inputs, req, outputs)
+
+    def _forward(self, attrs, inputs, req, outputs):
+        """FCompute: ``forward`` with NDArray views of ``outputs`` (unbound form, looks the CustomOp up)."""
+        operator = self._operator([a.shape for a in inputs], [a.dtype for a in inputs])
+        self._run_forward(operator, inputs, req, outputs)
+
+    def _run_forward(self, operator, inputs, req, outputs):
+        n_args = len(self.args)
+        in_data = [_wrap_nd(a) for a in inputs[:n_args]]
+        aux = [_wrap_nd(a, role=(self.name, f"auxiliary state '{n}'")) for a, n in zip(inputs[n_args:], self.aux)]
+        out_data = [_wrap_nd(o, role=(self.name, f"output '{n}'")) for o, n in zip(outputs, self.outs)]
+        self._call_user(operator, "forward", _autograd.is_training(), list(req), in_data, out_data, aux)
+        missing = [name for o, name in zip(out_data, self.outs) if not o._assigned]
+        if missing:
+            raise RuntimeError(f"op '{self.name}': forward() did not write output(s) {missing}; call "
+                               "self.assign(out_data[i], req[i], value) for every output")
+
+    def _bind_backward(self, opdef, sig):
+        operator = self._operator(sig.attrs["in_shapes"], sig.attrs["in_dtypes"])
+        return lambda attrs, inputs, req, outputs: self._run_backward(operator, inputs, req, outputs)
+
+    def _backward(self, attrs, inputs, req, outputs):
+        """FCompute of the backward op (unbound form, looks the CustomOp up)."""
+        operator = self._operator(attrs["in_shapes"], attrs["in_dtypes"])
+        self._run_backward(operator, inputs, req, outputs)
+
+    def _run_backward(self, operator, inputs, req, outputs):
+        n_out, n_args, n_deps = len(self.outs), len(self.args), len(self.deps)
+        slots = [None] * (2 * n_out + n_args)
+        for i, a in zip(self.deps, inputs):
+            slots[i] = _wrap_nd(a)
+        slots = [s if s is not None else _undeclared(self.name, self._slot_label(i)) for i, s in enumerate(slots)]
+        aux = [_wrap_nd(a, role=(self.name, f"auxiliary state '{n}'")) for a, n in zip(inputs[n_deps:], self.aux)]
+        in_grad = []
+        for o, name in zip(outputs, self.args):
+            o.fill(0)                    # an argument whose gradient backward leaves alone gets zeros
+            in_grad.append(_wrap_nd(o, role=(self.name, f"the gradient of '{name}'")))
+        self._call_user(operator, "backward", list(req), slots[:n_out], slots[n_out:n_out + n_args],
+                        slots[n_out + n_args:], in_grad, aux)
+
+    def _gradient(self, inputs, outputs, ograds, attrs):
+        """FGradient: one call of the backward op on the declared dependencies."""
+        n_args = len(self.args)
+        slots = list(ograds) + list(inputs[:n_args]) + list(outputs)
+        bwd_inputs = tuple(slots[i] for i in self.deps) + tuple(inputs[n_args:])
+        bwd_attrs = {"in_shapes": tuple(t._data.shape for t in inputs),
+                     "in_dtypes": tuple(t._data.dtype.str for t in inputs)}
+        grads = _dispatch.call(self.backward_op, bwd_inputs, bwd_attrs)
+        grads = list(grads) if isinstance(grads, tuple) else [grads]
+        return grads + [None] * len(self.aux)          # auxiliary states get no gradient
+
+
+def _freeze(kwargs):
+    return tuple(sorted((k, str(v)) for k, v in kwargs.items())) if kwargs else ()
+
+
+def op_type(name, kwargs):
+    """The ``_OpType`` for op type ``name`` with constructor keywords ``kwargs`` (cached)."""
+    prop_cls = get_registered(name)
+    key = (name, prop_cls, _freeze(kwargs))
+    t = _TYPES.get(key)
+    if t is None:
+        try:
+            prop = prop_cls(**{k: str(v) for k, v in kwargs.items()})     # MXNet passes strings
+        except TypeError as exc:
+            raise TypeError(f"op '{name}': {prop_cls.__name__}({', '.join(f'{k}=...' for k in kwargs)}) "
+                            f"failed: {exc}") from exc
+        t = _OpType(name, prop)
+        with _LOCK:
+            for old in [k for k in _TYPES if k[0] == name and k[1] is not prop_cls]:
+                del _TYPES[old]          # the op type was registered again
+            t = _TYPES.setdefault(key, t)
+    return t
+
+
+def custom_call(inputs, name, kwargs):
+    """``nd.Custom``: run op type ``name`` on ``inputs`` (arguments, then auxiliary states)."""
+    if name is None:
+        raise TypeError("nd.Custom: op_type=... is required (the name given to mx.operator.register)")
+    t = op_type(name, kwargs)
+    n_args, n_aux = len(t.args), len(t.aux)
+    if len(inputs) != n_args + n_aux:
+        aux = f" and auxiliary state(s) {t.aux}" if t.aux else ""
+        raise TypeError(f"op '{name}': list_arguments() names {n_args} argument(s) {t.args}{aux}, so it "
+                        f"takes {n_args + n_aux} input(s); got {len(inputs)}")
+    tensors = tuple(x if isinstance(x, Tensor) else NDArray(x) for x in inputs)
+    out = _as_nd(_dispatch.call(t.forward_op, tensors, {}))
+    return list(out) if isinstance(out, tuple) else out
