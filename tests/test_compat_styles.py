@@ -647,6 +647,17 @@ def minpy_sigmoid(x):
 minpy_sigmoid.def_grad(lambda ans, x: lambda g: g * ans * (1 - ans))
 
 
+def test_minpy_op_used_twice_with_mscustom_ops_around_it():
+    x = np.array([-0.7, 0.2, 1.5])
+    fn = lambda a: minpy_sigmoid(a) * minpy_sigmoid(a * 2.0) + a           # noqa: E731
+    check_grad(fn, ms.Tensor(x), rtol=1e-6, atol=1e-9)
+    (dx, dy), loss = grad_and_loss(lambda a, b: (minpy_sigmoid(a) * b).sum(), argnum=[0, 1])(x, x)
+    s = _sigmoid(x)
+    np.testing.assert_allclose(dx.asnumpy(), s * (1 - s) * x, rtol=1e-12)
+    np.testing.assert_allclose(dy.asnumpy(), s, rtol=1e-12)
+    np.testing.assert_allclose(float(loss), (s * x).sum(), rtol=1e-12)
+
+
 def test_the_same_sigmoid_in_every_style():
     data = np.array([-1.5, 0.0, 2.0])
     expected_y, expected_g = _sigmoid(data), _sigmoid(data) * (1 - _sigmoid(data))

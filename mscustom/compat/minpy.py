@@ -34,6 +34,7 @@ import inspect
 import numpy as np
 
 from .. import autograd as _autograd
+from .._core import autodiff as _ad
 from .._core.opdef import OpDef
 from ..tensor import Tensor, as_tensor
 
@@ -89,13 +90,23 @@ class CustomOp:
 
     def _compute(self, attrs, arrays):
         try:
-            out = self._fn(*self._args(arrays))
+            with _ad.paused():              # the op is opaque to the tape: nothing inside is recorded
+                out = self._fn(*self._args(arrays))
         except Exception as exc:
             raise RuntimeError(f"op '{self.__name__}': the function raised {type(exc).__name__}: {exc}") from exc
         return _array_of(out)
 
     def def_grad(self, func, argnum=0):
-        """Register ``func(ans, *args) -> (g -> gradient for argument argnum)``."""
+        """Register ``func(ans, *args) -> (g -> gradient for argument argnum)``; returns the op.
+
+        Each call covers one argument; arguments without one get no gradient
+        (asking for it is an error naming the op and the argument).
+
+        Example::
+
+            mul.def_grad(lambda ans, a, b: lambda g: g * b, argnum=0)
+            mul.def_grad(lambda ans, a, b: lambda g: g * a, argnum=1)
+        """
         name = self.__name__
         if not callable(func):
             raise TypeError(f"op '{name}': def_grad expects a function, got {type(func).__name__}")
@@ -118,7 +129,8 @@ class CustomOp:
         ans, args, g = arrays[0], arrays[1:-1], arrays[-1]
         wrap = (lambda a: a) if self._kind == "numpy" else Tensor._wrap
         try:
-            return _array_of(func(wrap(ans), *self._args(args))(wrap(g)))
+            with _ad.paused():
+                return _array_of(func(wrap(ans), *self._args(args))(wrap(g)))
         except Exception as exc:
             raise RuntimeError(f"op '{self.__name__}': its gradient function {getattr(func, '__name__', func)!r} "
                                f"raised {type(exc).__name__}: {exc}") from exc
@@ -160,7 +172,13 @@ def grad(fn, argnum=0):
     """The gradient of ``fn`` with respect to argument ``argnum`` (an int, or a list for several).
 
     The returned function takes NumPy arrays, Python scalars or Tensors and
-    returns a Tensor (a list of Tensors when ``argnum`` is a list).
+    returns a Tensor (a list of Tensors when ``argnum`` is a list). ``fn`` may
+    mix customops with mscustom ops; the core's tape differentiates both.
+
+    Example::
+
+        dx = grad(my_softmax)(x, y)
+        da, db = grad(mul, argnum=[0, 1])(a, b)
     """
     positions = _positions(fn, argnum)
     g = _autograd.grad(fn, grad_position=positions)
@@ -173,7 +191,12 @@ def grad(fn, argnum=0):
 
 
 def grad_and_loss(fn, argnum=0):
-    """Like ``grad``, but return ``(gradients, loss)``."""
+    """Like ``grad``, but return ``(gradients, loss)``.
+
+    Example::
+
+        dx, loss = grad_and_loss(my_softmax)(x, y)
+    """
     positions = _positions(fn, argnum)
     vg = _autograd.value_and_grad(fn, grad_position=positions)
 
