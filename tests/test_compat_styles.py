@@ -256,19 +256,29 @@ def test_mxnet_dense_with_weight_and_bias_arguments():
 def test_mxnet_auxiliary_state_is_updated_in_training_only():
     data = np.arange(6.0).reshape(3, 2)
     running = mx.nd.zeros((2,), dtype=np.float64)
-    x = mx.nd.array(data)
+    x = mx.nd.array(data, dtype=np.float64)
     x.attach_grad()
     out = mx.nd.Custom(x, running, op_type="center")                  # not training: aux untouched
     np.testing.assert_allclose(out.asnumpy(), data - data.mean(0))
     np.testing.assert_array_equal(running.asnumpy(), [0.0, 0.0])
-    with mx.autograd.record():
-        assert mx.autograd.is_training()
-        out = mx.nd.Custom(x, running, op_type="center")
-    np.testing.assert_allclose(running.asnumpy(), 0.1 * data.mean(0))
+    for step in (1, 2):
+        with mx.autograd.record():
+            assert mx.autograd.is_training()
+            out = mx.nd.Custom(x, running, op_type="center")
+        np.testing.assert_allclose(running.asnumpy(), (1 - 0.9 ** step) * data.mean(0), rtol=1e-12)
     head = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 1.0]])
     out.backward(out_grad=mx.nd.array(head))
     (num,) = _mx_numeric(lambda a: (a - a.mean(0)) * head, data)
-    np.testing.assert_allclose(x.grad.asnumpy(), num, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(x.grad.asnumpy(), num, rtol=1e-7, atol=1e-8)
+    _, bwd = mx.operator.opdefs("center")
+    assert bwd.input_names[-1] == "running_mean" and bwd.num_outputs == 1      # no gradient for aux
+    # the Prop's inference covers the auxiliary state too: its shape and dtype are checked
+    with pytest.raises(ValueError, match=r"op 'center': auxiliary state 'running_mean' has shape \[3\], "
+                                         r"infer_shape expects \[2\]"):
+        mx.nd.Custom(x, mx.nd.zeros((3,), dtype=np.float64), op_type="center")
+    with pytest.raises(ValueError, match=r"op 'center': auxiliary state 'running_mean' has dtype float32, "
+                                         r"infer_type expects float64"):
+        mx.nd.Custom(x, mx.nd.zeros((2,)), op_type="center")
 
 
 def test_mxnet_gradients_from_several_ops_accumulate():

@@ -147,40 +147,38 @@ class _OpType:
     # ------------------------------------------------------------ inference
     def _infer_shape(self, attrs, in_shapes):
         n_args = len(self.args)
-        res = _check_lists(self.name, self.prop.infer_shape([list(s) for s in in_shapes[:n_args]]),
-                           "infer_shape", "shapes")
-        self._check_inputs(res[0], [list(s) for s in in_shapes[:n_args]], "infer_shape", "shape")
+        given = [list(s) for s in in_shapes]
+        res = _check_lists(self.name, self.prop.infer_shape(given[:n_args]), "infer_shape", "shapes")
+        self._check_declared("argument", self.args, res[0], given[:n_args], "infer_shape", "shape")
         if len(res[1]) != len(self.outs):
             raise ValueError(f"op '{self.name}': infer_shape gave {len(res[1])} output shape(s) but "
                              f"list_outputs() names {len(self.outs)} ({', '.join(self.outs)})")
         if len(res) == 3:
-            if len(res[2]) != len(self.aux):
-                raise ValueError(f"op '{self.name}': infer_shape gave {len(res[2])} auxiliary shape(s) but "
-                                 f"list_auxiliary_states() names {len(self.aux)}")
-            for name, want, got in zip(self.aux, res[2], in_shapes[n_args:]):
-                if list(want) != list(got):
-                    raise ValueError(f"op '{self.name}': auxiliary state '{name}' has shape {list(got)}, "
-                                     f"infer_shape expects {list(want)}")
+            self._check_declared("auxiliary state", self.aux, res[2], given[n_args:], "infer_shape", "shape")
         return in_shapes, [list(s) for s in res[1]]
 
     def _infer_type(self, attrs, in_dtypes):
         n_args = len(self.args)
-        given = [_dt.to_numpy(d).type for d in in_dtypes[:n_args]]
-        res = _check_lists(self.name, self.prop.infer_type(list(given)), "infer_type", "types")
-        self._check_inputs([np.dtype(t).type for t in res[0]], given, "infer_type", "dtype")
+        given = [_dt.to_numpy(d).type for d in in_dtypes]
+        res = _check_lists(self.name, self.prop.infer_type(given[:n_args]), "infer_type", "types")
+        self._check_declared("argument", self.args, res[0], given[:n_args], "infer_type", "dtype")
         if len(res[1]) != len(self.outs):
             raise ValueError(f"op '{self.name}': infer_type gave {len(res[1])} output type(s) but "
                              f"list_outputs() names {len(self.outs)}")
+        if len(res) == 3:
+            self._check_declared("auxiliary state", self.aux, res[2], given[n_args:], "infer_type", "dtype")
         return in_dtypes, [_dt.dtype_from_any(np.dtype(t)) for t in res[1]]
 
-    def _check_inputs(self, declared, given, method, what):
+    def _check_declared(self, kind, names, declared, given, method, what):
+        """What infer_shape/infer_type say the inputs are must be what they are (as MXNet checks)."""
         if len(declared) != len(given):
-            raise ValueError(f"op '{self.name}': {method} returned {len(declared)} input {what}(s) but "
-                             f"list_arguments() names {len(given)}")
+            lister = "list_arguments()" if kind == "argument" else "list_auxiliary_states()"
+            raise ValueError(f"op '{self.name}': {method} gave {len(declared)} {kind} {what}(s) but "
+                             f"{lister} names {len(given)}")
         show = list if what == "shape" else (lambda v: np.dtype(v).name)
-        for name, want, got in zip(self.args, declared, given):
+        for name, want, got in zip(names, declared, given):
             if show(want) != show(got):
-                raise ValueError(f"op '{self.name}': argument '{name}' has {what} {show(got)}, "
+                raise ValueError(f"op '{self.name}': {kind} '{name}' has {what} {show(got)}, "
                                  f"{method} expects {show(want)}")
 
     # ------------------------------------------------------------ kernels
