@@ -75,8 +75,7 @@ class CustomOp:
         self._kind = kind
         self._n_params = _positional_count(fn)
         self._param_names = list(inspect.signature(fn).parameters) if self._n_params is not None else []
-        self._grad_fns = {}
-        self._grad_ops = {}
+        self._grad_ops = {}                 # argnum -> the OpDef running that argument's def_grad
         self._op = OpDef(fn.__name__, num_inputs=self._n_params)
         self._op.describe(f"minpy-style customop({kind!r}) '{fn.__name__}'")
         self._op.input_names = self._param_names or None
@@ -115,7 +114,6 @@ class CustomOp:
         if self._n_params is not None and argnum >= self._n_params:
             raise ValueError(f"op '{name}': def_grad argnum={argnum} is beyond its {self._n_params} "
                              f"argument(s) ({', '.join(self._param_names)})")
-        self._grad_fns[int(argnum)] = func
         op = OpDef(f"{name}_grad{argnum}")
         op.describe(f"gradient of '{name}' for argument {argnum}")
         op.set_attr("FComputeAlloc<cpu>", functools.partial(self._compute_grad, func))
@@ -151,11 +149,10 @@ class CustomOp:
 
     # ------------------------------------------------------------ calling
     def __call__(self, *args):
-        tensors = [as_tensor(a) for a in args]
-        return self._op(*tensors)
+        return self._op(*[as_tensor(a) for a in args])
 
     def __repr__(self):
-        return f"<customop({self._kind!r}) {self.__name__} with gradients for {sorted(self._grad_fns)}>"
+        return f"<customop({self._kind!r}) {self.__name__} with gradients for {sorted(self._grad_ops)}>"
 
 
 def _array_of(value):

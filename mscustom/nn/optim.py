@@ -163,6 +163,22 @@ class Optimizer(Cell):
         return f"learning_rate={self.learning_rate}, parameters={len(self.parameters)}"
 
 
+def _momentum_step(param, grad, v, lr, momentum, nesterov):
+    """In place: ``v = momentum * v + g``, then ``p -= lr * v`` (or ``lr * (g + momentum * v)``).
+
+    ``grad`` is scratch space afterwards.
+    """
+    v *= momentum
+    v += grad
+    if nesterov:
+        grad *= lr
+        np.subtract(param, grad, out=param)
+        np.multiply(v, lr * momentum, out=grad)
+    else:
+        np.multiply(v, lr, out=grad)
+    np.subtract(param, grad, out=param)
+
+
 class SGD(Optimizer):
     """Stochastic gradient descent with optional momentum, dampening and Nesterov.
 
@@ -191,18 +207,9 @@ class SGD(Optimizer):
             grad *= lr
             np.subtract(param, grad, out=param)
             return
-        v = self.accum[i]._data
-        v *= self.momentum
         if self.dampening:
             grad *= 1.0 - self.dampening         # nesterov needs dampening 0, so g is not reused
-        v += grad
-        if self.nesterov:                       # p -= lr * (g + momentum * v)
-            grad *= lr
-            np.subtract(param, grad, out=param)
-            np.multiply(v, lr * self.momentum, out=grad)
-        else:                                   # p -= lr * v
-            np.multiply(v, lr, out=grad)
-        np.subtract(param, grad, out=param)
+        _momentum_step(param, grad, self.accum[i]._data, lr, self.momentum, self.nesterov)
 
 
 class Momentum(Optimizer):
@@ -223,16 +230,7 @@ class Momentum(Optimizer):
         self.moments = self._state("moments")
 
     def _update(self, i, param, grad, lr):
-        v = self.moments[i]._data
-        v *= self.momentum
-        v += grad
-        if self.use_nesterov:                   # p -= lr * (g + momentum * v)
-            grad *= lr
-            np.subtract(param, grad, out=param)
-            np.multiply(v, lr * self.momentum, out=grad)
-        else:                                   # p -= lr * v
-            np.multiply(v, lr, out=grad)
-        np.subtract(param, grad, out=param)
+        _momentum_step(param, grad, self.moments[i]._data, lr, self.momentum, self.use_nesterov)
 
 
 class Adam(Optimizer):

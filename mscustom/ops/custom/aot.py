@@ -349,7 +349,6 @@ def _cpu_runner(kernel, n, slots, out_slots, scalars, ndims, shapes, dtypes, ext
     def tier_up():
         """Compile the Numba caller for this signature; on any failure keep cffi."""
         nonlocal fast, meta
-        state["countdown"] = -1
         if ffi.sizeof("void *") != 8:
             return
         try:
