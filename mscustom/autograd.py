@@ -91,7 +91,11 @@ def _detach(value):
 
 
 def _run(fn, args, positions, weights, has_aux, sens=None):
-    """Run ``fn`` on the tape; return (output, position grads, weight grads)."""
+    """Run ``fn`` on this thread's tape; return (output, position grads, weight grads).
+
+    Arguments to differentiate are replaced by fresh leaf tensors; weights (often
+    Parameters shared with other threads) become leaves of this thread only.
+    """
     args = list(args)
     leaves = []
     for p in positions:
@@ -100,25 +104,20 @@ def _run(fn, args, positions, weights, has_aux, sens=None):
             raise TypeError(f"grad of '{_fn_name(fn)}': argument {p} must be a Tensor to be "
                             f"differentiated, got {type(x).__name__}")
         leaf = Tensor._wrap(x._data, x._format)
-        leaf._node, leaf._oidx = x._node, x._oidx
+        leaf._node, leaf._oidx = _ad.slot_of(x)
         leaves.append((leaf, _ad.make_leaf(leaf)))
         args[p] = leaf
-    saved = [(w, w._node, w._oidx) for w in weights]
-    weight_nodes = [_ad.make_leaf(w) for w in weights]
-    try:
+    with _ad.thread_leaf(weights) as weight_nodes:
         with _ad.recording():
             out = fn(*args)
         main, _ = _outputs_to_differentiate(fn, out, has_aux)
         roots = list(zip(main, _sens_for(fn, main, sens)))
         targets = [n for _, n in leaves] + weight_nodes
         grads = _ad.backward(roots, targets)
-    finally:
-        for w, node, idx in saved:
-            w._node, w._oidx = node, idx
     tensors = [leaf for leaf, _ in leaves] + list(weights)
     grads = [g if g is not None else Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
              for g, t in zip(grads, tensors)]
-    if not _ad.RECORDING[0]:
+    if not _ad.is_recording():
         _detach(out)
         _detach(grads)
     return out, grads[:len(leaves)], tuple(grads[len(leaves):])

@@ -1,16 +1,15 @@
 """Tensor and Parameter: an array (NumPy on the host) with a dtype and a format tag.
 
-Every arithmetic operator and method below dispatches through the operator
-core (``mscustom.ops``), so whatever a user writes with Tensors is
-differentiable. The functional ops module is bound into ``_F`` when
-``mscustom.ops`` is imported (it imports this module, not the other way round).
+Every arithmetic operator and method below calls the functional op of that
+name from the core registry's table (``_core.registry.functions``, filled by
+``mscustom.ops``), so whatever a user writes with Tensors is dispatched and
+differentiable, and this module never imports the ops layer.
 """
 
 import numpy as np
 
 from . import dtype as _dt
-
-_F = None  # mscustom.ops.functional, bound by mscustom.ops at import time
+from ._core.registry import functions as _F
 
 DEFAULT_FORMAT = "DefaultFormat"
 FORMATS = ("DefaultFormat", "NCHW", "NHWC", "ND")

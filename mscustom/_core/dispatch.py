@@ -6,51 +6,89 @@
 2. on a cache miss only: infer output shapes and dtypes, select the kernel,
    bind it (compile / init per signature) and store all of it as a ``Plan``;
 3. allocate outputs (reusing large buffers nobody references any more) and run;
-4. record a tape node when a gradient is being taken.
+   kernels of custom kinds are timed here for the usage report, and what they
+   raise is reported naming the op and the kernel;
+4. record a tape node when this thread is taking a gradient.
 
 A cached call costs a dict lookup and the kernel itself.
 """
 
 import sys
 import threading
+import time
 
 import numpy as np
 
 from .. import context as _context
 from .. import dtype as _dt
 from ..tensor import Tensor, as_tensor
-from . import autodiff as _ad
 from .kernel import Signature, convert_layout, permute_shape, select_kernel
+from .tape import STATE as _STATE, on_tape as _on_tape, record as _record
 
 _settings = _context._settings
-_REC = _ad.RECORDING
+_perf = time.perf_counter
 _POOL_MIN_BYTES = 1 << 20        # outputs this large are taken from a reuse pool
 _POOL_SIZE = 4
 MAX_PLANS = 4096                # per op; past this the cache starts over (one plan per scalar value adds up)
+
+
+def kernel_failed(op, entry, exc):
+    """The error for an exception raised inside ``entry``'s kernel: it names the op and the kernel.
+
+    An error that already names an op (a kind's own clear message) passes through unchanged.
+    """
+    if str(exc).startswith("op '"):
+        return exc
+    err = RuntimeError(f"op '{op.name}': {entry.label or entry.kind + ' kernel ' + repr(entry.name)} "
+                       f"raised {type(exc).__name__}: {exc}")
+    err.__cause__ = exc
+    return err
+
+
+def _reraise(op, entry, exc):
+    err = kernel_failed(op, entry, exc)
+    if err is exc:
+        raise exc
+    raise err from exc
 
 
 class Plan:
     """Everything decided once per signature: inferred outputs and the bound kernel."""
 
     __slots__ = ("n_out", "out_shapes", "out_dtypes", "out_formats", "runner", "allocates",
-                 "entry", "conversions", "restore", "pools", "lock", "check", "simple",
-                 "shape0", "dtype0")
+                 "entry", "conversions", "restore", "pools", "lock", "simple", "timed", "stats",
+                 "shape0", "dtype0", "req", "direct")
 
     def run(self, op, attrs, arrays):
+        """Convert layouts, allocate, run the kernel (timed for custom kinds), convert back."""
         if self.conversions:
             arrays = list(arrays)
             for i, src, dst in self.conversions:
                 arrays[i] = convert_layout(arrays[i], src, dst)
         if self.allocates:
-            res = self.runner(attrs, arrays)
+            res = self._invoke(op, attrs, arrays)
             outs = _check_results(op, self, res)
         else:
             outs = [self._alloc(i) for i in range(self.n_out)]
-            self.runner(attrs, arrays, ["write"] * self.n_out, outs)
+            self._invoke(op, attrs, arrays, outs)
         if self.restore:
             for i, src, dst in self.restore:
                 outs[i] = convert_layout(outs[i], src, dst)
         return outs
+
+    def _invoke(self, op, attrs, arrays, outs=None):
+        runner = self.runner
+        if not self.timed:
+            return runner(attrs, arrays) if outs is None else runner(attrs, arrays, self.req, outs)
+        t0 = _perf()
+        try:
+            res = runner(attrs, arrays) if outs is None else runner(attrs, arrays, self.req, outs)
+        except Exception as exc:
+            _reraise(op, self.entry, exc)
+        stats = self.stats
+        stats["calls"] += 1
+        stats["seconds"] += _perf() - t0
+        return res
 
     def _alloc(self, i):
         pool = self.pools[i] if self.pools else None
@@ -128,20 +166,50 @@ def call(op, args, attrs):
         t._format = "DefaultFormat"
         t._node = None
         t._oidx = 0
-        if _REC[0]:
-            for x in args:
-                if x._node is not None:
-                    _ad.record(op, args, (t,), attrs)
-                    break
+        if _STATE.depth and _on_tape(args):
+            _record(op, args, (t,), attrs)
         return t
+    if plan.direct:
+        # a custom kernel with nothing to convert: run and time it here (no Plan.run frame)
+        runner = plan.runner
+        if plan.allocates:
+            t0 = _perf()
+            try:
+                r = runner(attrs, arrays)
+            except Exception as exc:
+                _reraise(op, plan.entry, exc)
+            stats = plan.stats
+            stats["calls"] += 1
+            stats["seconds"] += _perf() - t0
+            if plan.n_out == 1 and type(r) is np.ndarray and r.shape == plan.shape0 and r.dtype == plan.dtype0:
+                outs = (r,)
+            else:
+                outs = _check_results(op, plan, r)
+        else:
+            outs = [np.empty(s, d) for s, d in zip(plan.out_shapes, plan.out_dtypes)] \
+                if plan.pools is None else [plan._alloc(i) for i in range(plan.n_out)]
+            t0 = _perf()
+            try:
+                runner(attrs, arrays, plan.req, outs)
+            except Exception as exc:
+                _reraise(op, plan.entry, exc)
+            stats = plan.stats
+            stats["calls"] += 1
+            stats["seconds"] += _perf() - t0
+        if plan.n_out == 1:
+            t = Tensor._wrap(outs[0])
+            if _STATE.depth and _on_tape(args):
+                _record(op, args, (t,), attrs)
+            return t
+        tensors = [Tensor._wrap(o) for o in outs]
+        if _STATE.depth and _on_tape(args):
+            _record(op, args, tensors, attrs)
+        return tuple(tensors)
     outs = plan.run(op, attrs, arrays)
     fmts = plan.out_formats
     tensors = [Tensor._wrap(o, f) for o, f in zip(outs, fmts)] if fmts else [Tensor._wrap(o) for o in outs]
-    if _REC[0]:
-        for x in args:
-            if x._node is not None:
-                _ad.record(op, args, tensors, attrs)
-                break
+    if _STATE.depth and _on_tape(args):
+        _record(op, args, tensors, attrs)
     return tensors[0] if plan.n_out == 1 else tuple(tensors)
 
 
@@ -212,7 +280,9 @@ def _make_plan(op, args, attrs):
     plan.restore = []
     plan.lock = threading.Lock()
     plan.pools = None
-    plan.check = "derived" if out_shapes is None else "checked"
+    plan.timed = entry.kind != "builtin"
+    plan.stats = entry.stats
+    plan.req = ["write"] * plan.n_out
     plan.out_shapes, plan.out_dtypes = out_shapes, out_dtypes
     plan.out_formats = None
     if row is not None:
@@ -242,7 +312,9 @@ def _make_plan(op, args, attrs):
     sig = Signature(in_shapes, in_dtypes, in_formats, plan.out_shapes, plan.out_dtypes, attrs, row)
     plan.runner = entry.bind(op, sig) if entry.bind is not None else entry.fn
     plan.simple = (plan.n_out == 1 and entry.allocates and out_shapes is not None
-                   and not conversions and not plan.out_formats)
+                   and not conversions and not plan.out_formats and not plan.timed)
+    plan.direct = (plan.timed and not conversions and not plan.restore and not plan.out_formats
+                   and (out_shapes is not None or entry.allocates))
     plan.shape0 = plan.out_shapes[0] if out_shapes is not None else None
     plan.dtype0 = plan.out_dtypes[0] if out_shapes is not None else None
     return plan

@@ -23,6 +23,9 @@ class KernelEntry:
     ``(dtype_name_or_None, format)`` pairs, inputs first then outputs.
     ``allocates``: the kernel returns its outputs (``fn(attrs, inputs)``)
     instead of writing into preallocated ones (``fn(attrs, inputs, req, outputs)``).
+    ``kind``: "builtin" for the NumPy kernels of built-in ops; any other kind
+    (pyfunc, jit, aot, ...) is timed by the dispatcher into ``stats`` for the
+    usage report, and what it raises is reported naming the op and ``label``.
     """
 
     target: str
@@ -33,6 +36,7 @@ class KernelEntry:
     key: str = None
     bind: object = None
     kind: str = "builtin"
+    label: str = ""          # how errors name this kernel, e.g. "pyfunc 'square'" (default: kind + name)
     stats: dict = field(default_factory=lambda: {"calls": 0, "seconds": 0.0})
 
     def describe_rows(self, n_in):

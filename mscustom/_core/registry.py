@@ -1,11 +1,29 @@
-"""The op registry: ``register_op(name)`` creates an OpDef, ``get_op(name)`` finds it again."""
+"""The op registry: ``register_op(name)`` creates an OpDef, ``get_op(name)`` finds it again.
+
+It also keeps the table of public functional forms (``functions``): the layer
+that defines ``ops.add`` & co. registers them with ``register_function``, and
+``Tensor``'s operators and methods call them through that table, so neither
+``tensor.py`` nor the core imports the ops layer.
+"""
 
 import threading
+import types
 
 from .opdef import OpDef
 
 _OPS = {}
 _LOCK = threading.Lock()
+
+functions = types.SimpleNamespace()
+"""Public functional ops by name (``functions.add(x, y)``), filled by ``register_function``."""
+
+
+def register_function(name, fn):
+    """Publish ``fn`` as the functional form ``name`` (what ``Tensor.__add__`` & co. call)."""
+    if not callable(fn):
+        raise TypeError(f"register_function: {name!r} must be callable, got {type(fn).__name__}")
+    setattr(functions, name, fn)
+    return fn
 
 
 def register_op(name, num_inputs=None, num_outputs=1):
@@ -38,4 +56,5 @@ def get_op(name):
 
 
 def list_ops():
+    """The names of every registered op, sorted."""
     return sorted(_OPS)

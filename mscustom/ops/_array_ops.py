@@ -11,6 +11,7 @@ import builtins as _bi
 import numpy as np
 
 from .. import dtype as _dt
+from .._core import primitives as _prim
 from .._core.dispatch import call
 from ..tensor import Tensor
 from . import functional as F
@@ -41,13 +42,7 @@ def sum_to(g, shape):
 
 
 # ================================================================== dtype and constants
-def _cast_type(attrs, dtypes):
-    return dtypes, [attrs["dtype"]]
-
-
-_CAST = defop("cast", 1, lambda a, i: i[0].astype(a["dtype"].np_dtype), same_shape, _cast_type,
-              lambda ins, outs, g, a: [cast(g[0], ins[0].dtype) if is_float(ins[0]) else None],
-              doc="convert to another dtype", arg_names=("x",))
+_CAST = _prim.CAST                      # defined in the core: backward casts gradients with it
 
 
 def cast(x, dtype):

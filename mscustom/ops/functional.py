@@ -50,3 +50,9 @@ __all__ = [
     # building blocks of gradients (differentiable themselves)
     "sum_to", "relu_grad", "getitem_grad",
 ]
+
+from .._core.registry import register_function as _register_function  # noqa: E402
+
+for _name in __all__:
+    _register_function(_name, globals()[_name])
+del _name

@@ -203,17 +203,14 @@ class _OpType:
 
     def _call_user(self, operator, what, *args):
         """Run the user's forward/backward; errors that do not name the op get its name."""
-        recording = _ad.RECORDING
-        saved, recording[0] = recording[0], 0          # nothing a forward/backward runs is taped
         try:
-            getattr(operator, what)(*args)
+            with _ad.paused():                         # nothing a forward/backward runs is taped
+                getattr(operator, what)(*args)
         except Exception as exc:
             if str(exc).startswith(f"op '{self.name}'"):
                 raise
             raise RuntimeError(f"op '{self.name}': {type(operator).__name__}.{what} raised "
                                f"{type(exc).__name__}: {exc}") from exc
-        finally:
-            recording[0] = saved
 
     def _bind_forward(self, opdef, sig):
         operator = self._operator(sig.in_shapes, sig.in_dtypes)

@@ -22,13 +22,13 @@ _TRAINING = [False]
 
 @contextlib.contextmanager
 def _scope(recording, train_mode):
-    saved_rec, saved_train = _ad.RECORDING[0], _TRAINING[0]
-    _ad.RECORDING[0] = saved_rec + 1 if recording else 0
+    saved_train = _TRAINING[0]
     _TRAINING[0] = bool(train_mode)
     try:
-        yield
+        with (_ad.recording() if recording else _ad.paused()):
+            yield
     finally:
-        _ad.RECORDING[0], _TRAINING[0] = saved_rec, saved_train
+        _TRAINING[0] = saved_train
 
 
 def record(train_mode=True):
@@ -53,7 +53,7 @@ def predict_mode():
 
 def is_recording():
     """True inside ``record()`` (and not inside a ``pause()`` within it)."""
-    return _ad.RECORDING[0] > 0
+    return _ad.is_recording()
 
 
 def is_training():

@@ -404,29 +404,20 @@ def _cpu_runner(kernel, n, slots, out_slots, scalars, ndims, shapes, dtypes, ext
     # cheaper than unpacking the lists (the per-call path of a tiny kernel is all overhead).
     if len(slots) == 1 and len(out_slots) == 1:
         def run(attrs, inputs, req, outputs):
-            t0 = perf()
             rc = fast(meta, (inputs[0], outputs[0])) if fast is not None else slow(inputs, outputs)
             if rc:
                 failed(rc, inputs, outputs)
-            stats["calls"] += 1
-            stats["seconds"] += perf() - t0
     elif len(slots) == 2 and len(out_slots) == 1:
         def run(attrs, inputs, req, outputs):
-            t0 = perf()
             rc = (fast(meta, (inputs[0], inputs[1], outputs[0])) if fast is not None
                   else slow(inputs, outputs))
             if rc:
                 failed(rc, inputs, outputs)
-            stats["calls"] += 1
-            stats["seconds"] += perf() - t0
     else:
         def run(attrs, inputs, req, outputs):
-            t0 = perf()
             rc = fast(meta, (*inputs, *outputs)) if fast is not None else slow(inputs, outputs)
             if rc:
                 failed(rc, inputs, outputs)
-            stats["calls"] += 1
-            stats["seconds"] += perf() - t0
 
     run.state = state                           # {"caller": "cffi" | "numba" | ...}, for tests and tools
     run.keep = (keep, params)                   # the C side points into these
@@ -469,7 +460,6 @@ class _Cuda:
 
         def run(attrs, inputs, req, outputs):
             """Copy inputs to the device, call the kernel on device pointers, copy outputs back."""
-            t0 = perf()
             p = ffi.new("void *[]", n)
             d_in = [cuda.to_device(np.ascontiguousarray(a), stream=stream) for a in inputs]
             d_out = [cuda.device_array(o.shape, o.dtype, stream=stream) for o in outputs]
@@ -486,8 +476,6 @@ class _Cuda:
             for d, o in zip(d_out, outputs):
                 d.copy_to_host(o, stream=stream)
             stream.synchronize()
-            stats["calls"] += 1
-            stats["seconds"] += perf() - t0
 
         run.keep = keep
         return run

@@ -238,33 +238,24 @@ def _runner(kernel, fn, template, extra):
 
     if plain and len(template) == 1 and kernel.n_out == 1:
         def run(attrs, inputs, req, outputs):
-            t0 = perf()
             try:
                 fn(contiguous(inputs[0]), outputs[0])
             except Exception as exc:
                 fail(exc)
-            stats["calls"] += 1
-            stats["seconds"] += perf() - t0
     elif plain and len(template) == 2 and kernel.n_out == 1:
         def run(attrs, inputs, req, outputs):
-            t0 = perf()
             try:
                 fn(contiguous(inputs[0]), contiguous(inputs[1]), outputs[0])
             except Exception as exc:
                 fail(exc)
-            stats["calls"] += 1
-            stats["seconds"] += perf() - t0
     else:
         interleave = _common.interleave
 
         def run(attrs, inputs, req, outputs):
-            t0 = perf()
             try:
                 fn(*interleave(template, [contiguous(a) for a in inputs]), *outputs, *extra)
             except Exception as exc:
                 fail(exc)
-            stats["calls"] += 1
-            stats["seconds"] += perf() - t0
     return run
 
 
@@ -273,7 +264,6 @@ def _gpu_runner(kernel, cuda, launcher, template, extra):
     stats, fail, perf, interleave = kernel.entry.stats, kernel.fail, _perf, _common.interleave
 
     def run(attrs, inputs, req, outputs):
-        t0 = perf()
         try:
             d_in = [cuda.to_device(np.ascontiguousarray(a)) for a in inputs]
             d_out = [cuda.device_array(o.shape, o.dtype) for o in outputs]
@@ -282,8 +272,6 @@ def _gpu_runner(kernel, cuda, launcher, template, extra):
                 d.copy_to_host(o)
         except Exception as exc:
             fail(exc)
-        stats["calls"] += 1
-        stats["seconds"] += perf() - t0
     return run
 
 

@@ -116,13 +116,10 @@ class _PyKernel:
 
         if template is None and not specs and single:
             def run(attrs, arrays):
-                t0 = perf()
                 try:
                     res = func(*arrays)
                 except Exception as exc:
                     failed(exc)
-                stats["calls"] += 1
-                stats["seconds"] += perf() - t0
                 if type(res) is not ndarray:
                     return fix(res, arrays, out_shapes, out_dtypes)
                 for a in arrays:
@@ -136,13 +133,10 @@ class _PyKernel:
         def run(attrs, arrays):
             args = interleave(attrs.get(_common.TEMPLATE_KEY), arrays)
             kwargs = dict(zip(names, _common.attr_values(attrs, specs))) if names else {}
-            t0 = perf()
             try:
                 res = func(*args, **kwargs)
             except Exception as exc:
                 failed(exc)
-            stats["calls"] += 1
-            stats["seconds"] += perf() - t0
             if single and type(res) is ndarray:
                 for a in arrays:
                     if res is a:

@@ -1,0 +1,144 @@
+"""Backward execution: walk this thread's recorded graph from the roots to the leaves.
+
+``backward`` runs each needed node's ``FGradient`` (built from ops, so when an
+outer gradient is being recorded the backward pass is recorded too: grad of
+grad). Gradients reaching one tensor from several uses are summed with the
+core's ``accumulate``; integer inputs get none. A node's FGradient that fails
+or returns something malformed is reported naming its op.
+"""
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import primitives as _prim
+from .tape import slot_of
+
+__all__ = ["backward"]
+
+
+def _toposort(roots):
+    """Nodes reachable from ``roots``, every node after all nodes it consumes."""
+    order, seen = [], set()
+    stack = [(n, False) for n in roots if n is not None]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for t in node.inputs:
+            tn = slot_of(t)[0]
+            if tn is not None and id(tn) not in seen:
+                stack.append((tn, False))
+    return order
+
+
+def _needed(order, target_ids):
+    """Ids of the nodes on some path to a target (only those are differentiated)."""
+    needed = set(target_ids)
+    for node in order:                 # inputs come before their consumers
+        if id(node) in needed:
+            continue
+        for t in node.inputs:
+            tn = slot_of(t)[0]
+            if tn is not None and id(tn) in needed:
+                needed.add(id(node))
+                break
+    return needed
+
+
+def _run_fgradient(node, ograds):
+    op = node.op
+    fgrad = op.attrs.get("FGradient")
+    if fgrad is None:
+        raise RuntimeError(f"op '{op.name}' has no gradient: register an FGradient attribute "
+                           "(or, for ops.Custom, pass bprop=...) to differentiate through it")
+    try:
+        in_grads = fgrad(list(node.inputs), list(node.outputs), ograds, node.attrs)
+    except Exception as exc:
+        note = f"while computing the gradient of op '{op.name}'"
+        if note not in str(exc) and hasattr(exc, "add_note"):
+            exc.add_note(note)
+        raise
+    if type(in_grads) is not list and type(in_grads) is not tuple:
+        in_grads = [in_grads]
+    if len(in_grads) != len(node.inputs):
+        raise ValueError(f"op '{op.name}': its gradient returned {len(in_grads)} value(s), "
+                         f"expected one per input ({len(node.inputs)})")
+    return in_grads
+
+
+def backward(roots, targets):
+    """Gradients of ``roots`` with respect to the ``targets`` leaf nodes.
+
+    ``roots``: list of ``(tensor, sensitivity_tensor)``. ``targets``: list of
+    leaf Nodes (from ``make_leaf`` / ``thread_leaf``). Returns one gradient
+    Tensor per target, or None where no path leads from the roots to it.
+    """
+    order = _toposort([slot_of(t)[0] for t, _ in roots])
+    target_ids = {id(n) for n in targets}
+    needed = _needed(order, target_ids)
+    grads = {}                         # id(node) -> [grad per output]
+
+    def accumulate(node, index, g):
+        slot = grads.get(id(node))
+        if slot is None:
+            slot = grads[id(node)] = [None] * len(node.out_meta)
+        slot[index] = g if slot[index] is None else _prim.accumulate(slot[index], g)
+
+    for t, sens in roots:
+        node, idx = slot_of(t)
+        if node is not None and id(node) in needed:
+            accumulate(node, idx, sens)
+
+    for node in reversed(order):
+        nid = id(node)
+        if nid in target_ids or node.op is None or nid not in needed:
+            continue
+        ograds = grads.pop(nid, None)
+        if ograds is None:
+            continue
+        if any(g is None for g in ograds):
+            ograds = [g if g is not None else _prim.zeros(shape, dtype, fmt)
+                      for g, (shape, dtype, fmt) in zip(ograds, node.out_meta)]
+        in_grads = _run_fgradient(node, ograds)
+        for i, (inp, g) in enumerate(zip(node.inputs, in_grads)):
+            if g is None:
+                continue
+            inode, idx = slot_of(inp)
+            if inode is None or id(inode) not in needed:
+                continue
+            d = inp._data
+            if d.dtype.kind in "iub":
+                continue                # integer inputs get no gradient
+            if type(g) is not Tensor or g._data.shape != d.shape or g._data.dtype != d.dtype:
+                g = _conform(node.op, i, inp, g)
+            accumulate(inode, idx, g)
+
+    result = []
+    for n in targets:
+        slot = grads.get(id(n))
+        result.append(None if slot is None else slot[0])
+    return result
+
+
+def _conform(op, index, inp, g):
+    """Make a gradient match its input's shape and dtype, or say which op's gradient is wrong."""
+    if not isinstance(g, Tensor):
+        if isinstance(g, (np.ndarray, np.generic, float, int)) and not isinstance(g, bool):
+            g = Tensor._wrap(np.asarray(g, dtype=inp._data.dtype))
+        else:
+            raise TypeError(f"op '{op.name}': the gradient for input {index} must be a Tensor, "
+                            f"got {type(g).__name__}")
+    if g._data.shape != inp._data.shape:
+        if g._data.ndim == 0:
+            g = _prim.fill_to(g, inp._data.shape)
+        else:
+            raise ValueError(f"op '{op.name}': the gradient for input {index} has shape "
+                             f"{list(g._data.shape)}, but the input has shape {list(inp._data.shape)}")
+    if g._data.dtype != inp._data.dtype:
+        g = _prim.cast(g, inp._data.dtype)
+    return g
