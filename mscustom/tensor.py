@@ -1,7 +1,7 @@
 """Tensor and Parameter: an array (NumPy on the host) with a dtype and a format tag.
 
 Every arithmetic operator and method below calls the functional op of that
-name from the core registry's table (``_core.registry.functions``, filled by
+name from the core's table (``_core.functions``, filled by
 ``mscustom.ops``), so whatever a user writes with Tensors is dispatched and
 differentiable, and this module never imports the ops layer.
 """
@@ -9,7 +9,7 @@ differentiable, and this module never imports the ops layer.
 import numpy as np
 
 from . import dtype as _dt
-from ._core.registry import functions as _F
+from ._core.functions import functions as _F
 
 DEFAULT_FORMAT = "DefaultFormat"
 FORMATS = ("DefaultFormat", "NCHW", "NHWC", "ND")

@@ -1,29 +1,19 @@
 """The op registry: ``register_op(name)`` creates an OpDef, ``get_op(name)`` finds it again.
 
-It also keeps the table of public functional forms (``functions``): the layer
-that defines ``ops.add`` & co. registers them with ``register_function``, and
-``Tensor``'s operators and methods call them through that table, so neither
-``tensor.py`` nor the core imports the ops layer.
+Functional forms (``ops.add`` & co.) are published in ``functions`` (re-exported
+here) so that ``Tensor`` reaches them without importing the ops layer.
 """
 
 import threading
-import types
 
+from .functions import functions, register_function
 from .opdef import OpDef
 
 _OPS = {}
 _LOCK = threading.Lock()
 
-functions = types.SimpleNamespace()
-"""Public functional ops by name (``functions.add(x, y)``), filled by ``register_function``."""
 
-
-def register_function(name, fn):
-    """Publish ``fn`` as the functional form ``name`` (what ``Tensor.__add__`` & co. call)."""
-    if not callable(fn):
-        raise TypeError(f"register_function: {name!r} must be callable, got {type(fn).__name__}")
-    setattr(functions, name, fn)
-    return fn
+__all__ = ["register_op", "get_op", "list_ops", "functions", "register_function"]
 
 
 def register_op(name, num_inputs=None, num_outputs=1):

@@ -94,8 +94,7 @@ def _leaf_node(tensor):
     outer_node = node_of(tensor)
     if outer_node is None:
         return Node(None, {}, (), (tensor,))
-    from ..tensor import Tensor         # deferred: tensor.py imports the registry, not the tape
-    outer = Tensor._wrap(tensor._data, tensor._format)
+    outer = tensor._wrap(tensor._data, tensor._format)     # a plain Tensor over the same data
     outer._node, outer._oidx = slot_of(tensor)
     return Node(_Identity, {}, (outer,), (tensor,))
 

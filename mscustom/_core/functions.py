@@ -1,0 +1,20 @@
+"""The table of public functional ops (``functions.add(x, y)``), by name.
+
+The layer that defines ``ops.add`` & co. publishes them with
+``register_function``; ``Tensor``'s operators and methods call them through
+this table. It imports nothing, so ``tensor.py`` can use it with no cycle.
+"""
+
+import types
+
+__all__ = ["functions", "register_function"]
+
+functions = types.SimpleNamespace()
+
+
+def register_function(name, fn):
+    """Publish ``fn`` as the functional form ``name`` (what ``Tensor.__add__`` & co. call)."""
+    if not callable(fn):
+        raise TypeError(f"register_function: {name!r} must be callable, got {type(fn).__name__}")
+    setattr(functions, name, fn)
+    return fn
