@@ -3,7 +3,7 @@
 #   make kernels   build the example AOT kernels into aot_kernels/build/
 #   make venv      create .venv and install mscustom in editable mode
 #   make test      run the test suite (PYTEST_ARGS="-k foo" to filter)
-#   make demo      run examples/demo.py
+#   make demo      run examples/demo.py (options through ARGS, e.g. ARGS="--kind builtin --epochs 3")
 #   make bench     run bench/run.py
 #   make clean     remove aot_kernels/build
 
@@ -12,6 +12,7 @@ VENV := .venv
 VENV_PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
+ARGS ?=
 # Extra pip options, e.g. PIP_FLAGS=--no-build-isolation when offline.
 PIP_FLAGS ?=
 
@@ -105,7 +106,7 @@ test: $(STAMP) kernels
 	$(VENV_PY) -m pytest $(PYTEST_ARGS)
 
 demo: $(STAMP) kernels
-	$(VENV_PY) examples/demo.py
+	$(VENV_PY) examples/demo.py $(ARGS)
 
 bench: $(STAMP) kernels
 	$(VENV_PY) bench/run.py
