@@ -13,10 +13,12 @@ from . import ops
 from . import nn
 from .nn.init import set_seed, get_seed
 from .autograd import grad, value_and_grad, GradOperation
+from .graph import jit
+from . import extend
 
 __version__ = "0.1.0"
 
 __all__ = ["DType", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
            "uint16", "uint32", "uint64", "bool_", "Tensor", "Parameter", "ParameterTuple",
            "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "set_device", "ops",
-           "grad", "value_and_grad", "GradOperation", "nn", "set_seed", "get_seed"]
+           "grad", "value_and_grad", "GradOperation", "nn", "set_seed", "get_seed", "jit", "extend"]

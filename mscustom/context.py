@@ -8,7 +8,13 @@ every op runs eagerly in both (graph compilation does not exist yet).
 PYNATIVE_MODE = 1
 GRAPH_MODE = 0
 
-_TARGETS = ("CPU", "GPU", "Ascend")
+TARGETS = ("CPU", "GPU", "Ascend")      # the one table of device targets
+
+
+def target_suffix(target):
+    """The attribute-key suffix of a target: "CPU" -> "<cpu>" (as in ``FCompute<cpu>``)."""
+    return f"<{target.lower()}>"
+
 _settings = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0}
 _listeners = []
 
@@ -29,9 +35,9 @@ def _set_target(target):
 def _check_target(target):
     if not isinstance(target, str):
         raise TypeError(f"set_context: device_target must be a string, got {type(target).__name__}")
-    canonical = {t.lower(): t for t in _TARGETS}.get(target.lower())
+    canonical = {t.lower(): t for t in TARGETS}.get(target.lower())
     if canonical is None:
-        raise ValueError(f"set_context: device_target must be one of {list(_TARGETS)}, got {target!r}")
+        raise ValueError(f"set_context: device_target must be one of {list(TARGETS)}, got {target!r}")
     return canonical
 
 

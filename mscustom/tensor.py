@@ -11,8 +11,7 @@ import numpy as np
 from . import dtype as _dt
 from ._core.functions import functions as _F
 
-DEFAULT_FORMAT = "DefaultFormat"
-FORMATS = ("DefaultFormat", "NCHW", "NHWC", "ND")
+from .formats import DEFAULT_FORMAT, FORMATS
 
 
 def _array_from(data, dtype):

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-DEFAULT_FORMATS = ("DefaultFormat", "ND", "")
-LAYOUTS = {"NCHW": (0, 1, 2, 3), "NHWC": (0, 2, 3, 1)}   # NHWC array = NCHW array.transpose(0, 2, 3, 1)
+from .. import dtype as _dt
+from ..formats import DEFAULT_FORMATS, LAYOUTS
 
 
 @dataclass
@@ -92,7 +92,7 @@ def match_row(row, in_dtypes, in_formats, in_ndims):
 
 
 def _abi_name(np_dtype):
-    return "bool" if np_dtype == np.bool_ else np_dtype.name
+    return _dt.from_numpy(np_dtype).name
 
 
 def select_kernel(op, target, in_dtypes, in_formats, in_ndims):

@@ -24,6 +24,7 @@ Attribute keys and their Python signatures:
 
 import weakref
 
+from .. import context as _context
 from .kernel import KernelEntry
 
 _ALL = weakref.WeakSet()
@@ -33,7 +34,7 @@ def all_opdefs():
     """Every OpDef alive (for clearing plan caches when the device target changes)."""
     return list(_ALL)
 
-_TARGET_OF_SUFFIX = {"<cpu>": "CPU", "<gpu>": "GPU", "<ascend>": "Ascend"}
+_TARGET_OF_SUFFIX = {_context.target_suffix(t): t for t in _context.TARGETS}
 
 
 class OpDef:

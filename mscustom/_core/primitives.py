@@ -11,6 +11,7 @@ these; the core never uses theirs.
 
 import numpy as np
 
+from .. import context as _context
 from .. import dtype as _dt
 from ..tensor import Tensor
 from .dispatch import call
@@ -19,7 +20,7 @@ from .registry import register_op
 __all__ = ["ACCUMULATE", "FILL_TO", "SUM_ALL", "CAST", "accumulate", "fill_to", "sum_all", "cast",
            "zeros"]
 
-_TARGETS = ("<cpu>", "<gpu>", "<ascend>")
+_TARGETS = tuple(_context.target_suffix(t) for t in _context.TARGETS)
 
 
 def _define(name, n_in, compute, infer_shape, infer_type, gradient, doc, arg_names):

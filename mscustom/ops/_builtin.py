@@ -10,19 +10,25 @@ reusable shape/dtype rules, which is where built-in ops validate their inputs.
 
 import numpy as np
 
+from .. import extend as _extend
 from .._core.registry import register_op
+from .. import context as _context
 from .. import dtype as _dt
 from ..tensor import Tensor, as_tensor
 
 NOATTR = {}                 # the shared empty attribute dict of ops without attributes
 _wrap = Tensor._wrap
 
-TARGETS = ("<cpu>", "<gpu>", "<ascend>")
+TARGETS = tuple(_context.target_suffix(t) for t in _context.TARGETS)
 
 
 def defop(name, num_inputs, compute, infer_shape=None, infer_type=None, gradient=None,
           num_outputs=1, doc="", arg_names=None):
-    """Register a built-in op whose NumPy kernel ``compute(attrs, inputs)`` returns outputs."""
+    """Register a built-in op whose NumPy kernel ``compute(attrs, inputs)`` returns outputs.
+
+    ``infer_shape``/``infer_type`` take NNVM's form ``(attrs, ins) -> (ins, outs)``.
+    The NumPy kernel serves every target while tensors live in host memory.
+    """
     op = register_op(name, num_inputs=num_inputs, num_outputs=num_outputs)
     op.describe(doc)
     if arg_names:
@@ -36,6 +42,22 @@ def defop(name, num_inputs, compute, infer_shape=None, infer_type=None, gradient
     if gradient is not None:
         op.set_attr("FGradient", gradient)
     return op
+
+
+def functional(op, doc):
+    """The functional form of a built-in op with 1 or 2 tensor inputs and no attributes.
+
+    Generated from the op table (``extend.def_function``): Python numbers next to
+    a tensor take its dtype, anything else is converted or refused naming the op.
+    """
+    name = op.name
+    if op.num_inputs == 2:
+        def convert(args):
+            return pair_named(args[0], args[1], name)
+    else:
+        def convert(args):
+            return (tensor_arg(args[0], name),)
+    return _extend.def_function(op, doc=doc, convert=convert)
 
 
 def unary(name, compute, type_rule, gradient, doc):

@@ -11,9 +11,9 @@ from .. import dtype as _dt
 from .._core.dispatch import call
 from ..tensor import Tensor
 from . import functional as F
-from ._builtin import (NOATTR, broadcast_shape, compare_type, defop, float_only, is_float, no_grad,
+from ._builtin import (NOATTR, functional, broadcast_shape, compare_type, defop, float_only, is_float, no_grad,
                        numeric_only, numeric_promote, pair_named, promote_types, result_dtype,
-                       same_shape, tensor_arg, unary)
+                       same_shape, unary)
 
 # Gradients are built from ops that may live in the other op modules; they
 # reach them through ``F`` (mscustom.ops.functional), looked up at call time.
@@ -54,46 +54,12 @@ _SQUARE = defop("square", 1, lambda a, i: np.square(i[0]), same_shape, numeric_o
                 lambda ins, outs, g, a: [mul(g[0], mul(ins[0], 2))], doc="x * x", arg_names=("x",))
 
 
-def add(x, y):
-    """``x + y`` with NumPy broadcasting."""
-    if type(x) is not Tensor or type(y) is not Tensor:
-        x, y = pair_named(x, y, "add")
-    return call(_ADD, (x, y), NOATTR)
-
-
-def sub(x, y):
-    """``x - y`` with NumPy broadcasting."""
-    if type(x) is not Tensor or type(y) is not Tensor:
-        x, y = pair_named(x, y, "sub")
-    return call(_SUB, (x, y), NOATTR)
-
-
-def mul(x, y):
-    """``x * y`` with NumPy broadcasting."""
-    if type(x) is not Tensor or type(y) is not Tensor:
-        x, y = pair_named(x, y, "mul")
-    return call(_MUL, (x, y), NOATTR)
-
-
-def div(x, y):
-    """``x / y`` (true division) with NumPy broadcasting; integers divide to float32."""
-    if type(x) is not Tensor or type(y) is not Tensor:
-        x, y = pair_named(x, y, "div")
-    return call(_DIV, (x, y), NOATTR)
-
-
-def neg(x):
-    """``-x``."""
-    if type(x) is not Tensor:
-        x = tensor_arg(x, "neg")
-    return call(_NEG, (x,), NOATTR)
-
-
-def square(x):
-    """``x * x`` elementwise."""
-    if type(x) is not Tensor:
-        x = tensor_arg(x, "square")
-    return call(_SQUARE, (x,), NOATTR)
+add = functional(_ADD, '``x + y`` with NumPy broadcasting.')
+sub = functional(_SUB, '``x - y`` with NumPy broadcasting.')
+mul = functional(_MUL, '``x * y`` with NumPy broadcasting.')
+div = functional(_DIV, '``x / y`` (true division) with NumPy broadcasting; integers divide to float32.')
+neg = functional(_NEG, '``-x``.')
+square = functional(_SQUARE, '``x * x`` elementwise.')
 
 
 # ------------------------------------------------------------------ pow
@@ -189,39 +155,11 @@ _ABS = unary("abs", lambda a, i: np.abs(i[0]), numeric_only("abs"),
              lambda ins, outs, g, a: [mul(g[0], sign(ins[0]))], "|x| (gradient 0 at 0)")
 
 
-def exp(x):
-    """``e ** x`` elementwise (float tensors only)."""
-    if type(x) is not Tensor:
-        x = tensor_arg(x, "exp")
-    return call(_EXP, (x,), NOATTR)
-
-
-def log(x):
-    """Natural logarithm elementwise (float tensors only)."""
-    if type(x) is not Tensor:
-        x = tensor_arg(x, "log")
-    return call(_LOG, (x,), NOATTR)
-
-
-def sqrt(x):
-    """Square root elementwise (float tensors only)."""
-    if type(x) is not Tensor:
-        x = tensor_arg(x, "sqrt")
-    return call(_SQRT, (x,), NOATTR)
-
-
-def sign(x):
-    """-1, 0 or 1 by the sign of each element; not differentiable (gradient None)."""
-    if type(x) is not Tensor:
-        x = tensor_arg(x, "sign")
-    return call(_SIGN, (x,), NOATTR)
-
-
-def abs(x):  # noqa: A001 - MindSpore's name
-    """``|x|`` elementwise; the gradient at 0 is 0."""
-    if type(x) is not Tensor:
-        x = tensor_arg(x, "abs")
-    return call(_ABS, (x,), NOATTR)
+exp = functional(_EXP, '``e ** x`` elementwise (float tensors only).')
+log = functional(_LOG, 'Natural logarithm elementwise (float tensors only).')
+sqrt = functional(_SQRT, 'Square root elementwise (float tensors only).')
+sign = functional(_SIGN, '-1, 0 or 1 by the sign of each element; not differentiable (gradient None).')
+abs = functional(_ABS, '``|x|`` elementwise; the gradient at 0 is 0.')  # noqa: A001 - MindSpore's name
 
 
 def _minmax_grad(pick_first):
@@ -245,18 +183,8 @@ _MINIMUM = defop("minimum", 2, lambda a, i: np.minimum(i[0], i[1]), broadcast_sh
                  arg_names=("x", "y"))
 
 
-def maximum(x, y):
-    """Elementwise maximum with broadcasting; at ties the gradient goes to ``x``."""
-    if type(x) is not Tensor or type(y) is not Tensor:
-        x, y = pair_named(x, y, "maximum")
-    return call(_MAXIMUM, (x, y), NOATTR)
-
-
-def minimum(x, y):
-    """Elementwise minimum with broadcasting; at ties the gradient goes to ``x``."""
-    if type(x) is not Tensor or type(y) is not Tensor:
-        x, y = pair_named(x, y, "minimum")
-    return call(_MINIMUM, (x, y), NOATTR)
+maximum = functional(_MAXIMUM, 'Elementwise maximum with broadcasting; at ties the gradient goes to ``x``.')
+minimum = functional(_MINIMUM, 'Elementwise minimum with broadcasting; at ties the gradient goes to ``x``.')
 
 
 # ================================================================== comparisons
@@ -273,46 +201,12 @@ _GREATER = _comparison("greater", np.greater, "x > y (bool, no gradient)")
 _GREATER_EQUAL = _comparison("greater_equal", np.greater_equal, "x >= y (bool, no gradient)")
 
 
-def equal(x, y):
-    """``x == y`` elementwise with broadcasting; a bool tensor."""
-    if type(x) is not Tensor or type(y) is not Tensor:
-        x, y = pair_named(x, y, "equal")
-    return call(_EQUAL, (x, y), NOATTR)
-
-
-def not_equal(x, y):
-    """``x != y`` elementwise with broadcasting; a bool tensor."""
-    if type(x) is not Tensor or type(y) is not Tensor:
-        x, y = pair_named(x, y, "not_equal")
-    return call(_NOT_EQUAL, (x, y), NOATTR)
-
-
-def less(x, y):
-    """``x < y`` elementwise with broadcasting; a bool tensor."""
-    if type(x) is not Tensor or type(y) is not Tensor:
-        x, y = pair_named(x, y, "less")
-    return call(_LESS, (x, y), NOATTR)
-
-
-def less_equal(x, y):
-    """``x <= y`` elementwise with broadcasting; a bool tensor."""
-    if type(x) is not Tensor or type(y) is not Tensor:
-        x, y = pair_named(x, y, "less_equal")
-    return call(_LESS_EQUAL, (x, y), NOATTR)
-
-
-def greater(x, y):
-    """``x > y`` elementwise with broadcasting; a bool tensor."""
-    if type(x) is not Tensor or type(y) is not Tensor:
-        x, y = pair_named(x, y, "greater")
-    return call(_GREATER, (x, y), NOATTR)
-
-
-def greater_equal(x, y):
-    """``x >= y`` elementwise with broadcasting; a bool tensor."""
-    if type(x) is not Tensor or type(y) is not Tensor:
-        x, y = pair_named(x, y, "greater_equal")
-    return call(_GREATER_EQUAL, (x, y), NOATTR)
+equal = functional(_EQUAL, '``x == y`` elementwise with broadcasting; a bool tensor.')
+not_equal = functional(_NOT_EQUAL, '``x != y`` elementwise with broadcasting; a bool tensor.')
+less = functional(_LESS, '``x < y`` elementwise with broadcasting; a bool tensor.')
+less_equal = functional(_LESS_EQUAL, '``x <= y`` elementwise with broadcasting; a bool tensor.')
+greater = functional(_GREATER, '``x > y`` elementwise with broadcasting; a bool tensor.')
+greater_equal = functional(_GREATER_EQUAL, '``x >= y`` elementwise with broadcasting; a bool tensor.')
 
 
 # ================================================================== matmul
@@ -364,13 +258,9 @@ _MATMUL = defop("matmul", 2, lambda a, i: np.matmul(i[0], i[1]), _matmul_shape, 
                 arg_names=("x", "y"))
 
 
-def matmul(x, y):
-    """Matrix product as ``np.matmul``: 1-D operands are vectors, leading dims broadcast.
+matmul = functional(_MATMUL, """Matrix product as ``np.matmul``: 1-D operands are vectors, leading dims broadcast.
 
-    Example::
+Example::
 
-        ops.matmul(ms.Tensor(np.ones((2, 3, 4), np.float32)), ms.Tensor(np.ones((4, 5), np.float32)))
-    """
-    if type(x) is not Tensor or type(y) is not Tensor:
-        x, y = pair_named(x, y, "matmul")
-    return call(_MATMUL, (x, y), NOATTR)
+    ops.matmul(ms.Tensor(np.ones((2, 3, 4), np.float32)), ms.Tensor(np.ones((4, 5), np.float32)))
+""")

@@ -1,0 +1,170 @@
+"""The extension surface: define an operator once, in four small typed steps.
+
+Every operator style (built-in ops, ``ops.Custom``, the MXNet / minpy / NNVM
+front ends, hybrid kernels) ends up as one ``OpDef``: an attribute table the
+one dispatcher runs and the one tape differentiates. This module is the
+documented way to build one:
+
+- ``def_op(name, inputs, outputs)``: the op and its input names;
+- ``def_infer(op, shape=, dtype=)``: output shapes and dtypes from the inputs';
+- ``def_kernel(op, fn, target=, dtypes=, formats=)``: an implementation for a
+  device target, optionally restricted to reg-info rows of dtypes/formats;
+- ``def_gradient(op, fn)``: the input gradients, built from ops (so they are
+  differentiable too);
+- ``def_function(op)``: the functional form users call (``ops.add`` is one).
+
+Example::
+
+    import numpy as np
+    import mscustom as ms
+    from mscustom import extend
+
+    cube = extend.def_op("cube", inputs=("x",))
+    extend.def_infer(cube, shape=lambda attrs, shapes: [shapes[0]], dtype=lambda attrs, dtypes: [dtypes[0]])
+    extend.def_kernel(cube, lambda attrs, ins: ins[0] ** 3)
+    extend.def_gradient(cube, lambda ins, outs, grads, attrs: [grads[0] * 3 * ins[0] * ins[0]])
+    cube_fn = extend.def_function(cube)
+    ms.grad(lambda t: cube_fn(t).sum())(ms.Tensor([1.0, 2.0]))      # [3., 12.]
+"""
+
+from typing import Callable, Iterable, Optional, Sequence, Union
+
+from . import context as _context
+from ._core.dispatch import call
+from ._core.functions import register_function
+from ._core.kernel import KernelEntry
+from ._core.opdef import OpDef
+from ._core.registry import register_op
+from .tensor import Tensor, as_tensor
+
+__all__ = ["OpDef", "KernelEntry", "def_op", "def_infer", "def_kernel", "def_gradient", "def_function"]
+
+ShapeRule = Callable[[dict, list], Sequence[Sequence[int]]]
+DtypeRule = Callable[[dict, list], Sequence[object]]
+Kernel = Callable[..., object]
+Gradient = Callable[[list, list, list, dict], Sequence[Optional[Tensor]]]
+
+
+def def_op(name: str, inputs: Optional[Sequence[str]] = ("x",), outputs: int = 1, doc: str = "",
+           register: bool = True) -> OpDef:
+    """A new op called ``name`` with these input names (``None``: any number of inputs).
+
+    ``register=False`` keeps it out of the by-name registry (ops that belong to
+    one object, such as each ``ops.Custom`` instance).
+    """
+    n_in = None if inputs is None else len(inputs)
+    op = register_op(name, num_inputs=n_in, num_outputs=outputs) if register else \
+        OpDef(name, num_inputs=n_in, num_outputs=outputs)
+    op.describe(doc)
+    if inputs:
+        op.input_names = list(inputs)
+    return op
+
+
+def def_infer(op: OpDef, shape: Optional[ShapeRule] = None, dtype: Optional[DtypeRule] = None) -> OpDef:
+    """Output inference: ``shape(attrs, in_shapes)`` and ``dtype(attrs, in_dtypes)`` return one entry per output.
+
+    They run once per input signature (the dispatcher caches the result), so
+    they are also where an op validates its inputs, with errors naming the op.
+    """
+    if shape is not None:
+        op.set_attr("FInferShape", lambda attrs, shapes: (shapes, shape(attrs, shapes)))
+    if dtype is not None:
+        op.set_attr("FInferType", lambda attrs, dtypes: (dtypes, dtype(attrs, dtypes)))
+    return op
+
+
+def def_kernel(op: OpDef, fn: Kernel, target: Union[str, Iterable[str]] = "all",
+               dtypes: Optional[Sequence[Sequence[Optional[str]]]] = None,
+               formats: Optional[Sequence[Sequence[str]]] = None, *, allocates: bool = True,
+               kind: str = "builtin", bind: Optional[Callable] = None, name: str = "",
+               label: str = "") -> OpDef:
+    """Add an implementation of ``op``.
+
+    ``fn(attrs, inputs)`` returns the output array(s) when ``allocates``;
+    otherwise ``fn(attrs, inputs, req, outputs)`` writes into preallocated
+    outputs. ``target``: "CPU", "GPU", "Ascend", several, or "all".
+    ``dtypes``: rows of dtype names (inputs then outputs; ``None`` = any) this
+    kernel accepts, with ``formats`` the matching rows of format names; without
+    rows it accepts any input. ``bind(op, signature) -> runner`` is called once
+    per input signature (compile, load, init) when given. Kinds other than
+    "builtin" are timed for the usage report.
+    """
+    targets = _context.TARGETS if target == "all" else (target,) if isinstance(target, str) else tuple(target)
+    for t in targets:
+        if t not in _context.TARGETS:
+            raise ValueError(f"def_kernel of op '{op.name}': target must be one of {list(_context.TARGETS)} "
+                             f"or 'all', got {t!r}")
+    rows = None
+    if dtypes is not None:
+        formats = formats or [["DefaultFormat"] * len(r) for r in dtypes]
+        if len(formats) != len(dtypes) or any(len(f) != len(d) for f, d in zip(formats, dtypes)):
+            raise ValueError(f"def_kernel of op '{op.name}': formats must have one row per dtype row, "
+                             "each of the same length")
+        rows = [tuple(zip(d, f)) for d, f in zip(dtypes, formats)]
+    for t in targets:
+        op.add_kernel(KernelEntry(target=t, fn=fn, allocates=allocates, rows=rows, kind=kind, bind=bind,
+                                  name=name or f"{op.name}[{t}]", label=label))
+    return op
+
+
+def def_gradient(op: OpDef, fn: Gradient) -> OpDef:
+    """The gradient: ``fn(inputs, outputs, output_grads, attrs)`` returns one Tensor (or None) per input."""
+    op.set_attr("FGradient", fn)
+    return op
+
+
+def def_function(op: OpDef, name: Optional[str] = None, doc: Optional[str] = None,
+                 publish: bool = True, convert: Optional[Callable[[tuple], tuple]] = None) -> Callable:
+    """The functional form of ``op``: arrays and Python numbers become Tensors, then one dispatch.
+
+    A Python number next to a tensor takes that tensor's dtype (MindSpore's
+    rule), unless ``convert(args) -> tuple of Tensors`` says otherwise; it is
+    only called when some argument is not already a Tensor. ``publish`` also
+    makes the function what ``Tensor`` methods of that name call.
+    """
+    fname = name or op.name
+    n_in = op.num_inputs
+    empty = {}
+
+    def convert_default(args):
+        like = next((a for a in args if isinstance(a, Tensor)), None)
+        out = []
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                out.append(a)
+                continue
+            try:
+                out.append(as_tensor(a, like))
+            except (TypeError, ValueError) as exc:
+                names = op.arg_names()
+                label = f"input '{names[i]}'" if i < len(names) else f"input {i}"
+                raise TypeError(f"op '{fname}': {label} must be a Tensor, an array or a number, "
+                                f"got {type(a).__name__} ({exc})") from None
+        return tuple(out)
+
+    convert = convert or convert_default
+
+    if n_in == 1:
+        def function(x):
+            if type(x) is not Tensor:
+                (x,) = convert((x,))
+            return call(op, (x,), empty)
+    elif n_in == 2:
+        def function(x, y):
+            if type(x) is not Tensor or type(y) is not Tensor:
+                x, y = convert((x, y))
+            return call(op, (x, y), empty)
+    else:
+        def function(*args):
+            if n_in is not None and len(args) != n_in:
+                raise TypeError(f"op '{fname}' takes {n_in} input(s) ({', '.join(op.arg_names())}), "
+                                f"got {len(args)}")
+            return call(op, convert(args), empty)
+
+    function.__name__ = function.__qualname__ = fname
+    function.__doc__ = doc if doc is not None else (op.description or f"The op '{op.name}'.")
+    function.op = op
+    if publish:
+        register_function(fname, function)
+    return function
