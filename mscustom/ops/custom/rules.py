@@ -18,19 +18,46 @@ import numpy as np
 
 from ... import dtype as _dt
 
-__all__ = ["OutputRule", "is_shape", "is_dtype", "result_count", "positional_range", "BIG"]
+__all__ = ["OutputRule", "is_shape", "is_dtype", "result_count", "result_structure", "positional_range",
+           "check_concrete", "BIG", "MAX_ELEMENTS"]
 
 BIG = 1 << 30                    # "any number" of positional arguments (a function with *args)
+MAX_ELEMENTS = 1 << 40           # more elements than any output this library could allocate
+UNKNOWN_DIM, UNKNOWN_RANK = -1, -2   # MindSpore's dynamic-shape markers
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
 def is_shape(value):
+    """A shape: a tuple or list of ints >= 0, where -1 (unknown dimension) and -2 (unknown rank) may appear."""
     if not isinstance(value, (tuple, list)):
         return False
     for v in value:
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < UNKNOWN_RANK:
             return False
     return True
+
+
+def check_concrete(op_name, in_shapes, out_shapes):
+    """Output shapes for known input shapes must be known, and of a size that can be allocated.
+
+    -1/-2 in an output shape are accepted only when an input shape has them too.
+    """
+    dynamic = any(d < 0 for s in in_shapes for d in s)
+    for j, shape in enumerate(out_shapes):
+        if any(d < 0 for d in shape):
+            if dynamic:
+                continue
+            raise TypeError(f"op '{op_name}': out_shape must give a shape (a list or tuple of non-negative "
+                            f"ints) when every input shape is known ({[list(s) for s in in_shapes]}), got "
+                            f"{list(shape)} for output {j}; -1 (unknown dimension) and -2 (unknown rank) are "
+                            f"only for inputs whose shape is not known yet")
+        n = 1
+        for d in shape:
+            n *= int(d)
+        if n > MAX_ELEMENTS:
+            raise ValueError(f"op '{op_name}': out_shape gave {list(shape)} for output {j}: {n} elements is "
+                             f"more than can be allocated; check the out_shape rule")
+    return out_shapes
 
 
 def is_dtype(value):
@@ -102,6 +129,20 @@ def result_count(rule, args):
     if isinstance(res, (tuple, list)) and res and all(rule.is_const(r) for r in res):
         return len(res)
     return 1
+
+
+def result_structure(rule, args):
+    """``(count, container)`` suggested by calling a callable rule once: a tuple or list of results gives
+    its length and type, anything else ``(1, None)`` (one output, returned as it is)."""
+    try:
+        res = rule.value(*args)
+    except Exception:                   # inference will call it again and report the error properly
+        return 1, None
+    if rule.is_const(res):
+        return 1, None
+    if isinstance(res, (tuple, list)) and res and all(rule.is_const(r) for r in res):
+        return len(res), type(res) if type(res) in (tuple, list) else tuple
+    return 1, None
 
 
 # ---------------------------------------------------------------- call signatures
