@@ -7,9 +7,14 @@ values travel as ``attrs[name]``.  These helpers turn that back into what the
 user's kernel expects.
 """
 
-__all__ = ["interleave", "attr_values", "call_args", "TEMPLATE_KEY", "POSATTR_KEY"]
+__all__ = ["ResultError", "interleave", "attr_values", "call_args", "TEMPLATE_KEY", "POSATTR_KEY"]
 
 TEMPLATE_KEY = "__template__"
+
+
+class ResultError(TypeError):
+    """A kernel's result breaks the op's contract; raised as is (the message already names the op)."""
+
 POSATTR_KEY = "__posattrs__"     # attribute values given positionally after the tensor inputs, in order
 
 

@@ -32,7 +32,7 @@ def placeholder_func(func, op_name):
     def no_outputs(*args, **kwargs):
         res = func(*args, **kwargs)
         if res is not None:
-            raise TypeError(f"op '{op_name}': pyfunc '{fname}' has no outputs (out_dtype=()), so it must "
+            raise _common.ResultError(f"op '{op_name}': pyfunc '{fname}' has no outputs (out_dtype=()), so it must "
                             f"return None, got {type(res).__name__}")
         return np.zeros(PLACEHOLDER_SHAPE, np.int32)
     no_outputs.__name__ = fname
@@ -40,7 +40,7 @@ def placeholder_func(func, op_name):
 
 
 def _container(rule):
-    return type(rule.value) if rule.kind == "multi" else None
+    return rule.container if rule.kind == "multi" else None
 
 
 def count_outputs(op_name, shape_rule, dtype_rule, infos):

@@ -88,6 +88,8 @@ class _Runner:
 
     # ------------------------------------------------------------ errors
     def failed(self, exc):
+        if isinstance(exc, _common.ResultError):
+            raise exc
         raise RuntimeError(f"op '{self.op_name}': pyfunc '{self.fname}' raised "
                            f"{type(exc).__name__}: {exc}") from exc
 
@@ -100,6 +102,8 @@ class _Runner:
         """Turn an unusual result into array(s), or raise naming the op, what was expected and what came."""
         n_out = self.n_out
         if n_out == 1:
+            if isinstance(res, (tuple, list)) and len(res) == 1:    # a 1-tuple result for a 1-tuple op
+                res = res[0]
             return self._fix_one(res, arrays, out_shapes, out_dtypes, 0, "")
         if not isinstance(res, (tuple, list)) or len(res) != n_out:
             got = f"a {type(res).__name__} of {len(res)}" if isinstance(res, (tuple, list)) \

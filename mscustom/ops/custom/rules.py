@@ -76,6 +76,7 @@ class OutputRule:
     def __init__(self, op_name, what, value, is_const):
         self.op_name, self.what, self.is_const = op_name, what, is_const
         self.kind, self.value, self.count = "none", None, None
+        self.container = None            # tuple or list: the type of a per-output value
         if value is None:
             return
         if callable(value) and not is_const(value):
@@ -85,6 +86,7 @@ class OutputRule:
         elif isinstance(value, (tuple, list)) and value and \
                 all(callable(v) or is_const(v) for v in value):
             self.kind, self.value, self.count = "multi", tuple(value), len(value)
+            self.container = list if isinstance(value, list) else tuple
         else:
             kind = "a shape (a tuple of non-negative ints)" if what == "out_shape" else "a dtype"
             raise TypeError(f"op '{op_name}': {what} must be {kind}, a callable, or a tuple of them "
