@@ -61,6 +61,7 @@ the child never inherits a compile lock held by a thread it does not have.
 
 import ast
 import inspect
+import logging  # noqa: F401  (imported before our fork hook is registered, so its hook runs after ours)
 import os
 import sys
 import textwrap
@@ -82,7 +83,7 @@ DISABLE_ENV = "MSCUSTOM_JIT_DISABLE"
 _MAX_THREADS = 256
 _GUARD = 64                 # guard-zone bytes on each side of an output in debug mode
 _PATTERN = 0xA5
-_FORK_WAIT_S = 120.0        # how long a fork waits for an in-flight compile
+_FORK_WAIT_S = 10.0         # how long a fork waits for an in-flight compile before abandoning it
 
 
 # ---------------------------------------------------------------- compiles and fork
@@ -91,7 +92,9 @@ _fork_held = []
 
 
 def _before_fork():
-    # wait for an in-flight compile, so the child does not inherit a lock nobody will release
+    # wait (a bounded time) for an in-flight compile, so the child does not inherit half-made Numba
+    # state; hooks run in reverse registration order, so logging's lock, which compiles take, is
+    # still free here. After the wait the child replaces the locks anyway.
     _fork_held.append(_compile_lock.acquire(timeout=_FORK_WAIT_S))
 
 
