@@ -50,6 +50,14 @@ __all__ = ["Custom", "custom_op_report", "custom_op_usage", "KernelStat", "OpKer
 _call = _dispatch.call
 
 
+def _probe_dtype(a):
+    """An array's ms dtype for the first-use probe (an unsupported one is reported later, by the call)."""
+    try:
+        return _dt.from_numpy(a.dtype)
+    except TypeError:
+        return a.dtype
+
+
 class Custom:
     """A custom operator (MindSpore's ``ops.Custom``); instances are called like functions.
 
@@ -240,8 +248,8 @@ class Custom:
             if not self._pending:
                 return
             shapes = [list(a.shape) if isinstance(a, (Tensor, np.ndarray)) else a for a in args]
-            dtypes = [a.dtype if isinstance(a, Tensor) else _dt.from_numpy(a.dtype)
-                      if isinstance(a, np.ndarray) else a for a in args]
+            dtypes = [a.dtype if isinstance(a, Tensor) else _probe_dtype(a) if isinstance(a, np.ndarray) else a
+                      for a in args]
             n, self._wrap = _outputs.resolve_structure(self._shape_rule, self._dtype_rule, shapes, dtypes,
                                                        self._op.num_outputs)
             if n != self._op.num_outputs:

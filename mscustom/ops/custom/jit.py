@@ -154,9 +154,9 @@ class JitKind:
         if func.python:
             fn, checked = func.py_func, False
         elif _context.debug_enabled():
-            fn, checked = func.compile(_numba_types(sig, template, extra), checked=True), True
+            fn, checked = func.compile(func.types(sig, template, extra), checked=True), True
         else:
-            fn, checked = func.compile(_numba_types(sig, template, extra)), False
+            fn, checked = func.compile(func.types(sig, template, extra)), False
         if checked or _context.debug_enabled():
             return _guarded_runner(func, fn, template, extra, n_out, checked)
         return _runner(func, fn, template, extra, n_out)
@@ -258,6 +258,17 @@ class JitFunction:
                         f"called as kernel(*inputs, *outputs, *attrs) with {n_args} input(s) + {n_out} "
                         f"output(s) + {n_attrs} attribute(s) = {n}; give it one parameter for each")
 
+    def types(self, sig, template, extra):
+        """Numba's argument types for a signature, or a TypeError naming the op and what Numba refused."""
+        try:
+            return _numba_types(sig, template, extra)
+        except Exception as exc:            # Numba has no type for it (float16, a str attribute, ...)
+            given = [np.dtype(d).name for d in sig.in_dtypes] + [repr(v) for v in template if v is not None]
+            raise TypeError(f"op '{self.op_name}': jit kernel '{self.kname}' cannot take arguments "
+                            f"({', '.join(given)}) with attributes {list(extra)}: Numba has no type for one of "
+                            f"them ({type(exc).__name__}: {exc}); cast the input or use func_type='pyfunc'") \
+                from exc
+
     # ------------------------------------------------------------ CPU
     def _cpu_dispatcher(self, checked):
         """``njit(cache=True)`` of the source, the user's own njit function, or a bounds-checked build."""
@@ -296,9 +307,10 @@ class JitFunction:
                     warnings.filterwarnings("ignore", message="Cannot cache compiled function",
                                             category=NumbaWarning)
                     return dispatcher.compile(types)
-            except NumbaError as exc:
+            except (NumbaError, NotImplementedError) as exc:     # NotImplementedError: e.g. float16
                 raise RuntimeError(f"op '{self.op_name}': jit kernel '{self.kname}' failed to compile "
-                                   f"for ({', '.join(str(t) for t in types)}): {exc}") from exc
+                                   f"for ({', '.join(str(t) for t in types)}): {type(exc).__name__}: {exc}") \
+                    from exc
             except TypeError:
                 if getattr(dispatcher, "_can_compile", True):
                     raise
@@ -319,7 +331,7 @@ class JitFunction:
             threads = max(1, min(_MAX_THREADS, n))
             blocks = max(1, -(-n // threads))
         if not _simulated() and hasattr(kernel, "compile"):
-            types = _numba_types(sig, template, extra)
+            types = self.types(sig, template, extra)
             with _compile_lock:
                 try:
                     kernel.compile(types)

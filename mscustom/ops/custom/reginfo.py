@@ -239,13 +239,19 @@ def _parse_one(item, op_name, k):
 
     inputs = _io_names(item.get("inputs", []), "inputs", where)
     outputs = _io_names(item.get("outputs", []), "outputs", where)
-    attrs = [_attr_spec(a, where) for a in item.get("attr", item.get("attrs", [])) or []]
+    attr_list = item.get("attr", item.get("attrs", [])) or []
+    if not isinstance(attr_list, (list, tuple)):
+        raise ValueError(f"{where}: 'attr' must be a list of attribute dicts, got {type(attr_list).__name__}")
+    attrs = [_attr_spec(a, where) for a in attr_list]
     names = [a.name for a in attrs]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
         raise ValueError(f"{where}: attribute(s) {sorted(dup)} declared more than once")
     n = len(inputs) + len(outputs)
-    rows = [_row(r, n, len(inputs), where, j) for j, r in enumerate(item.get("dtype_format", []) or [])]
+    row_list = item.get("dtype_format", []) or []
+    if not isinstance(row_list, (list, tuple)):
+        raise ValueError(f"{where}: 'dtype_format' must be a list of rows, got {type(row_list).__name__}")
+    rows = [_row(r, n, len(inputs), where, j) for j, r in enumerate(row_list)]
     return RegInfo(target=target, inputs=[name for name, _ in inputs], outputs=[name for name, _ in outputs],
                    attrs=attrs, rows=rows, fixed_inputs=all(p == "required" for _, p in inputs))
 
@@ -308,7 +314,8 @@ def _row(row, n, n_in, where, j):
         raise ValueError(f"{where}: dtype_format row {j} must be a list of (dtype, format) pairs, got {row!r}")
     if len(row) != n:
         raise ValueError(f"{where}: dtype_format row {j} has {len(row)} entries, but the op has "
-                         f"{n_in} input(s) + {n - n_in} output(s) = {n}")
+                         f"{n_in} input(s) + {n - n_in} output(s) = {n}; each row needs one (dtype, format) pair per "
+                         f"input and output")
     out = []
     for pair in row:
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:

@@ -18,13 +18,17 @@ import numpy as np
 
 from ... import dtype as _dt
 
-__all__ = ["OutputRule", "is_shape", "is_dtype", "result_count", "result_structure", "positional_range",
+__all__ = ["RuleError", "OutputRule", "is_shape", "is_dtype", "result_count", "result_structure", "positional_range",
            "check_concrete", "BIG", "MAX_ELEMENTS"]
 
 BIG = 1 << 30                    # "any number" of positional arguments (a function with *args)
 MAX_ELEMENTS = 1 << 40           # more elements than any output this library could allocate
 UNKNOWN_DIM, UNKNOWN_RANK = -1, -2   # MindSpore's dynamic-shape markers
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+class RuleError(RuntimeError):
+    """An out_shape/out_dtype callable raised; the message names the op and the rule."""
 
 
 def is_shape(value):
@@ -56,7 +60,8 @@ def check_concrete(op_name, in_shapes, out_shapes):
             n *= int(d)
         if n > MAX_ELEMENTS:
             raise ValueError(f"op '{op_name}': out_shape gave {list(shape)} for output {j}: {n} elements is "
-                             f"more than can be allocated; check the out_shape rule")
+                             f"more than can be allocated; out_shape must give the shape of the output the "
+                             f"kernel writes")
     return out_shapes
 
 
@@ -116,8 +121,9 @@ class OutputRule:
         try:
             return fn(*args)
         except Exception as exc:
-            exc.add_note(f"(raised by the {self.what} callable of op '{self.op_name}')")
-            raise
+            raise RuleError(f"op '{self.op_name}': its {self.what} callable raised {type(exc).__name__}: "
+                            f"{exc}; it must take one argument per call argument and give "
+                            f"{'a shape' if self.what == 'out_shape' else 'a dtype'} per output") from exc
 
 
 def result_count(rule, args):
