@@ -117,6 +117,8 @@ class Custom:
         self._arity = _arity.find_arity(func_type, func, self._shape_rule, self._dtype_rule, self.bprop,
                                         self._attr_specs, n_out, self._pending)
         _arity.check_bprop_arity(self.bprop, self._arity, self.name, len(self._marshal.free))
+        self._lo, self._hi = self._arity[0], self._arity[1]
+        self._update_fast_path()
         report.track(self)
 
     # ------------------------------------------------------------ kernels
@@ -146,6 +148,7 @@ class Custom:
         self._op.plans.clear()
         self._marshal = Marshal(self.name, self._attr_specs, self._update_num_inputs())
         self._fast_attrs = self._marshal.fast_attrs
+        self._plain = False                  # set by _update_fast_path once the op is complete
 
     def _update_num_inputs(self):
         """Reg infos that agree on a fixed number of tensor inputs let the dispatcher check it."""
@@ -200,6 +203,7 @@ class Custom:
                              f"output(s), the op has {self._op.num_outputs}")
         with self._lock:
             self._add_kernels(func, kind, infos, options)
+            self._update_fast_path()
         return self
 
     def kernel_stats(self):
@@ -218,25 +222,31 @@ class Custom:
 
     # ------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
-        n = len(args)
-        arity = self._arity
-        if n < arity[0] or n > arity[1]:
-            _arity.raise_arity(self.name, arity, n)
-        if self._pending:
-            self._resolve_outputs(args)
-        if not kwargs:
-            attrs = self._fast_attrs
-            if attrs is not None:
+        if self._plain and not kwargs:
+            # the fast path: all-Tensor call, outputs known, attrs fixed, single result or dispatcher tuple
+            if self._lo <= len(args) <= self._hi:
                 for a in args:
                     if type(a) is not Tensor:
                         break
                 else:
-                    if self._wrap is None:
-                        return _call(self._op, args, attrs)
-                    return self._wrapped(_call(self._op, args, attrs))
-        tensors, attrs = self._marshal.bind(args, kwargs)
+                    return _call(self._op, args, self._fast_attrs)
+        return self._call_general(args, kwargs)
+
+    def _call_general(self, args, kwargs):
+        n = len(args)
+        if n < self._lo or n > self._hi:
+            _arity.raise_arity(self.name, self._arity, n)
+        if self._pending:
+            self._resolve_outputs(args)
+        if not kwargs and self._fast_attrs is not None and all(type(a) is Tensor for a in args):
+            tensors, attrs = args, self._fast_attrs
+        else:
+            tensors, attrs = self._marshal.bind(args, kwargs)
         res = _call(self._op, tensors, attrs)
         return res if self._wrap is None else self._wrapped(res)
+
+    def _update_fast_path(self):
+        self._plain = not self._pending and self._wrap is None and self._fast_attrs is not None
 
     def _wrapped(self, res):
         """The result in the structure out_shape/out_dtype ask for (a 1-tuple stays a 1-tuple)."""
@@ -261,3 +271,4 @@ class Custom:
                 for func, kind, infos, options in sources:
                     self._add_kernels(func, kind, infos, options)
             self._pending = False
+            self._update_fast_path()

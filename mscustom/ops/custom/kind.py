@@ -109,17 +109,24 @@ class _Binding:
     def bind(self, op, sig):
         runner = self.kind.bind(self.func, op_name=self.op_name, target=self.target,
                                 attr_specs=self.attr_specs, n_out=self.n_out, options=self.options, sig=sig)
-        return _timed(runner, self.entry.stats)
+        return _timed(runner, self.entry.stats, self.kind.allocates)
 
 
-def _timed(runner, stats, perf=time.perf_counter):
+def _timed(runner, stats, allocates, perf=time.perf_counter):
     """Count calls and seconds for the usage report (until the dispatcher's Plan does it for every kind)."""
-    def run(*args):
-        t0 = perf()
-        res = runner(*args)
-        stats["calls"] += 1
-        stats["seconds"] += perf() - t0
-        return res
+    if allocates:
+        def run(attrs, arrays):
+            t0 = perf()
+            res = runner(attrs, arrays)
+            stats["calls"] += 1
+            stats["seconds"] += perf() - t0
+            return res
+    else:
+        def run(attrs, inputs, req, outputs):
+            t0 = perf()
+            runner(attrs, inputs, req, outputs)
+            stats["calls"] += 1
+            stats["seconds"] += perf() - t0
     return run
 
 
