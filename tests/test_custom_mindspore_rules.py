@@ -169,3 +169,15 @@ def test_rules_accept_unknown_dimensions_only_where_inputs_are_unknown():
     with pytest.raises(TypeError, match=r"op 'dyn2': out_shape must give a shape .* when every input shape "
                                         r"is known \(\[\[3\]\]\), got \[-1\]"):
         bad(ms.Tensor(X))
+
+
+def test_positional_attrs_reach_an_aot_kernel_through_extra():
+    from pathlib import Path
+    lib = Path(__file__).resolve().parents[1] / "aot_kernels/build/libkernels.so"
+    if not lib.is_file():
+        pytest.skip("aot_kernels/build/libkernels.so is not built (run make kernels)")
+    info = (CustomRegOp().input(0, "x").output(0, "y").attr("scale", "required", "float")
+            .attr("bias", "optional", "float", default_value=0.0).get_op_info())
+    op = ops.Custom(f"{lib}:CustomScale", lambda s, *a: s, lambda d, *a: d, func_type="aot", reg_info=info)
+    np.testing.assert_allclose(op(ms.Tensor(X), 3.0, -0.5).asnumpy(), 3 * X - 0.5, rtol=1e-6)
+    np.testing.assert_allclose(op(ms.Tensor(X), 2.0).asnumpy(), 2 * X, rtol=1e-6)
