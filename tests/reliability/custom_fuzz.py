@@ -33,7 +33,8 @@ OP = "fuzzed_op"
 CLEAR_TYPES = (TypeError, ValueError, IndexError, RuntimeError)
 EXPECTS = ("expect", "must", "takes", "not supported", "not available", "only", "needs", "cannot", "unknown",
            "does not fit", "is none", "is a list", "is a tuple", "is a complex", "is not", "no kernel",
-           "failed to compile", "has no", "declares", "is required", "got", "out of bounds", "wrote outside", "supports", "inference says")
+           "failed to compile", "has no", "declares", "is required", "out of bounds", "wrote outside",
+           "supports", "inference says")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LIB = os.path.join(ROOT, "aot_kernels", "build", "libkernels.so")
 

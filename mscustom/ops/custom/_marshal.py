@@ -143,7 +143,7 @@ class Marshal:
         for spec, value in zip(self.free, positional):
             if spec.name in given:
                 raise TypeError(f"op '{self.op_name}' got two values for attribute '{spec.name}' "
-                                f"(positionally and by keyword)")
+                                f"(positionally and by keyword); pass it only once")
             given[spec.name] = value
         attrs = {} if template is None else {_TEMPLATE: template}
         for spec in specs:
@@ -153,8 +153,8 @@ class Marshal:
                 value = spec.default_value
                 if value is None and spec.param_type == "required":
                     raise TypeError(f"op '{self.op_name}': attribute '{spec.name}' is required and has no "
-                                    f"default; pass {spec.name}=... when calling the op (or its value after the tensor "
-                                    f"inputs)")
+                                    f"default; pass {spec.name}=... when calling the op (or its value "
+                                    f"after the tensor inputs)")
             attrs[spec.name] = value
         if positional:
             attrs[_POSATTR] = tuple(attrs[s.name] for s in self.free[:len(positional)])

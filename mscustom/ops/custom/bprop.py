@@ -8,8 +8,9 @@ for one input, ``None`` for "no gradient". With scalar arguments it may also
 return one entry per call argument (the scalars' entries are ignored). It is
 built from ops, so it is recorded when an outer gradient is taken (grad of
 grad). An exception raised inside the bprop is re-raised as a
-``CustomBpropError`` naming the op (the original is its ``__cause__``). Each gradient is checked against its input: the shape must match, a
-float of another precision is cast, anything else is an error naming the op.
+``CustomBpropError`` naming the op (the original is its ``__cause__``).
+Each gradient is checked against its input: the shape must match, a float
+of another precision is cast, anything else is an error naming the op.
 
 Example::
 

@@ -96,9 +96,10 @@ class Custom:
         infos = parse_reg_info(reg_info if reg_info is not None else getattr(func, "reg_info", None),
                                op_name=self.name)
         if _outputs.is_placeholder(out_shape, out_dtype):
-            if func_type != "pyfunc":
+            if not kind.allocates:
                 raise ValueError(f"op '{self.name}': out_dtype=() (an op without outputs) is supported for "
-                                 f"func_type='pyfunc' only; give a {func_type} kernel at least one output")
+                                 f"kinds that return their outputs, such as func_type='pyfunc'; give a "
+                                 f"{func_type} kernel at least one output")
             func = _outputs.placeholder_func(kind.check(func, self.name, options), self.name)
             out_shape, out_dtype = _outputs.PLACEHOLDER_SHAPE, _dt.int32
         self.func = func
@@ -114,8 +115,8 @@ class Custom:
         _outputs.install_rules(self._op, self._shape_rule, self._dtype_rule, self.name)
         self._op.set_attr("FGradient", _bprop.make_fgradient(self.name, func_type, self.bprop))
         self._add_kernels(func, kind, infos, options)
-        self._arity = _arity.find_arity(func_type, func, self._shape_rule, self._dtype_rule, self.bprop,
-                                        self._attr_specs, n_out, self._pending)
+        self._arity = _arity.find_arity(kind, self._sources[0][0], self._shape_rule, self._dtype_rule,
+                                        self.bprop, self._attr_specs, n_out, self._pending)
         _arity.check_bprop_arity(self.bprop, self._arity, self.name, len(self._marshal.free))
         self._lo, self._hi = self._arity[0], self._arity[1]
         self._update_fast_path()

@@ -72,6 +72,7 @@ import numpy as np
 
 from ... import context as _context
 from . import _common, _forksafe, _numba_cache
+from ._arity import kernel_arity
 from .kind import make_entry, register_kind
 from .rules import BIG, positional_range
 
@@ -135,6 +136,10 @@ class JitKind:
             raise TypeError(f"op '{op_name}': a jit kernel must be a Python function (or a numba.njit "
                             f"function), got {type(func).__name__}")
         return JitFunction(func, op_name, dict(options or {}))
+
+    def arity(self, func, attr_specs, n_out, pending):
+        """Call arguments: the kernel's parameters less the outputs and attributes that follow them."""
+        return kernel_arity(func.arity, n_out, attr_specs, pending)
 
     def kernel_name(self, func, target, options):
         return f"jit:{func.kname}[{target}]" + ("(python)" if func.python and target == "CPU" else "")

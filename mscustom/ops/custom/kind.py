@@ -14,6 +14,10 @@ A kind is an object registered by name with ``register_kind(kind)``::
         def bind(self, func, *, op_name, target, attr_specs, n_out, options, sig):
             return runner                  # once per input signature (compile / load / init)
 
+Optional: ``kernel_name(func, target, options)`` (the entry's name in reports)
+and ``arity(func, attr_specs, n_out, pending)`` (``(min, max, names)`` of call
+arguments, so a wrong call fails before anything runs).
+
 ``Custom`` looks the kind up by its ``func_type`` here; adding a kind is one
 module plus one ``register_kind`` line. ``make_entry`` turns a kind and a
 function into the dispatcher's ``KernelEntry``.
@@ -199,3 +203,7 @@ class LazyKind:
 
     def make_entry(self, func, **kwargs):
         return make_entry(self.loaded(), func, **kwargs)
+
+    def arity(self, func, attr_specs, n_out, pending):
+        of_kind = getattr(self.loaded(), "arity", None)
+        return of_kind(func, attr_specs, n_out, pending) if of_kind is not None else None

@@ -25,6 +25,7 @@ import numpy as np
 
 from ...tensor import Tensor
 from . import _common
+from ._arity import function_arity
 from .kind import make_entry, register_kind
 
 __all__ = ["PyfuncKind", "make_kernel"]
@@ -45,6 +46,10 @@ class PyfuncKind:
         if not callable(func):
             raise TypeError(f"op '{op_name}': a pyfunc kernel must be a Python callable, got {type(func).__name__}")
         return func
+
+    def arity(self, func, attr_specs, n_out, pending):
+        """Call arguments: the function's positional parameters that are not attributes."""
+        return function_arity(func, attr_specs)
 
     def bind(self, func, *, op_name, target, attr_specs, n_out, options, sig):
         return _Runner(func, op_name, list(attr_specs or ()), n_out).make(sig)
