@@ -27,7 +27,13 @@ def track(op):
 
 def live_ops():
     """Every Custom op alive, in creation order."""
-    ops = [ref() for ref in list(_LIVE.values())]
+    while True:
+        try:
+            refs = list(_LIVE.values())
+            break
+        except RuntimeError:             # a dropped op's callback removed an entry meanwhile: read again
+            continue
+    ops = [ref() for ref in refs]
     return [op for op in ops if op is not None]
 
 
