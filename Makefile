@@ -5,6 +5,7 @@
 #   make test      run the test suite (PYTEST_ARGS="-k foo" to filter)
 #   make demo      run examples/demo.py (options through ARGS, e.g. ARGS="--kind builtin --epochs 3")
 #   make bench     run bench/run.py
+#   make reliability  run the ops.Custom fuzz (bench/reliability.py)
 #   make clean     remove aot_kernels/build
 
 PYTHON ?= python3
@@ -54,7 +55,7 @@ CU_OBJS := $(CU_SRCS:$(KSRC)/%=$(KOBJ)/%.o)
 
 HAVE_NVCC := $(shell command -v $(NVCC) 2>/dev/null)
 
-.PHONY: all kernels venv test demo bench clean
+.PHONY: all kernels venv test demo bench reliability clean
 .DEFAULT_GOAL := kernels
 all: kernels
 
@@ -110,6 +111,9 @@ demo: $(STAMP) kernels
 
 bench: $(STAMP) kernels
 	$(VENV_PY) bench/run.py
+
+reliability: $(STAMP) kernels
+	$(VENV_PY) bench/reliability.py
 
 clean:
 	rm -rf $(KBUILD)

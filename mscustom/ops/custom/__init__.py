@@ -1,7 +1,8 @@
 """``ops.Custom`` and its registration API (MindSpore names).
 
-Kernel kinds live one per module (``pyfunc``, ``jit``, ``aot``) and load on
-first use, so ``import mscustom`` imports neither Numba nor cffi.
+Kernel kinds are registered by name (``kind.register_kind``); the built-in
+ones (``pyfunc``, ``jit``, ``aot``) load their modules on first use, so
+``import mscustom`` imports neither Numba nor cffi.
 
 Example::
 
@@ -10,7 +11,8 @@ Example::
 """
 
 from .custom import Custom, custom_op_report, custom_op_usage
+from .kind import get_kind, kinds, register_kind
 from .reginfo import CustomRegOp, DataType, custom_info_register, parse_reg_info
 
 __all__ = ["Custom", "CustomRegOp", "DataType", "custom_info_register", "custom_op_report", "custom_op_usage",
-           "parse_reg_info"]
+           "parse_reg_info", "register_kind", "get_kind", "kinds"]

@@ -7,9 +7,32 @@ values travel as ``attrs[name]``.  These helpers turn that back into what the
 user's kernel expects.
 """
 
-__all__ = ["interleave", "attr_values", "TEMPLATE_KEY"]
+__all__ = ["ResultError", "interleave", "attr_values", "call_args", "TEMPLATE_KEY", "POSATTR_KEY"]
 
 TEMPLATE_KEY = "__template__"
+
+
+class ResultError(TypeError):
+    """A kernel's result breaks the op's contract; raised as is (the message already names the op)."""
+
+POSATTR_KEY = "__posattrs__"     # attribute values given positionally after the tensor inputs, in order
+
+
+def call_args(attrs, items):
+    """The call's positional arguments as the user gave them: ``items`` (shapes, dtypes, arrays or
+    Tensors, one per tensor) with the call's scalars put back in place, then the attribute values
+    given positionally (what out_shape/out_dtype callables and bprop receive).
+
+    >>> call_args({"__template__": (None, 2.0), "__posattrs__": (0.5,)}, ["x"])
+    ['x', 2.0, 0.5]
+    """
+    if not attrs:
+        return list(items)
+    args = interleave(attrs.get(TEMPLATE_KEY), items)
+    pos = attrs.get(POSATTR_KEY)
+    if pos:
+        args.extend(pos)
+    return args
 
 
 def interleave(template, arrays):

@@ -1,13 +1,16 @@
 """``FGradient`` for ``ops.Custom`` from the user's ``bprop(*call_args, out, dout)``.
 
 The bprop gets the call's arguments (tensors as Tensors, scalars as
-themselves), the output and its sensitivity (tuples when the op has several
-outputs), and returns one gradient per tensor input: a tuple, a single Tensor
+themselves, then attribute values given positionally), the output and its
+sensitivity (tuples when the op has several outputs), and returns one
+gradient per tensor input: a tuple, a single Tensor
 for one input, ``None`` for "no gradient". With scalar arguments it may also
 return one entry per call argument (the scalars' entries are ignored). It is
 built from ops, so it is recorded when an outer gradient is taken (grad of
-grad). Each gradient is checked against its input: the shape must match, a
-float of another precision is cast, anything else is an error naming the op.
+grad). An exception raised inside the bprop is re-raised as a
+``CustomBpropError`` naming the op (the original is its ``__cause__``).
+Each gradient is checked against its input: the shape must match, a float
+of another precision is cast, anything else is an error naming the op.
 
 Example::
 
@@ -21,9 +24,13 @@ from ... import dtype as _dt
 from ...tensor import Tensor
 from . import _common
 
-__all__ = ["make_fgradient", "check_gradients"]
+__all__ = ["make_fgradient", "check_gradients", "CustomBpropError"]
 
 _TEMPLATE = _common.TEMPLATE_KEY
+
+
+class CustomBpropError(RuntimeError):
+    """An exception raised inside a Custom op's bprop, re-raised naming the op."""
 
 
 def make_fgradient(op_name, func_type, bprop):
@@ -35,15 +42,25 @@ def make_fgradient(op_name, func_type, bprop):
                                f"(grad_per_input, ...) to ops.Custom")
         return no_bprop
 
-    interleave = _common.interleave
+    call_args = _common.call_args
+    bname = getattr(bprop, "__name__", type(bprop).__name__)
 
     def fgradient(inputs, outputs, ograds, attrs):
+        args = call_args(attrs, inputs)
+        try:
+            if len(outputs) == 1:
+                res = bprop(*args, outputs[0], ograds[0])
+            else:
+                res = bprop(*args, tuple(outputs), tuple(ograds))
+        except CustomBpropError:
+            raise
+        except Exception as exc:
+            raise CustomBpropError(f"op '{op_name}': its bprop '{bname}' raised {type(exc).__name__}: "
+                                   f"{exc}") from exc
         template = attrs.get(_TEMPLATE) if attrs else None
-        call_args = interleave(template, inputs)
-        if len(outputs) == 1:
-            res = bprop(*call_args, outputs[0], ograds[0])
-        else:
-            res = bprop(*call_args, tuple(outputs), tuple(ograds))
+        n_pos = len(attrs.get(_common.POSATTR_KEY) or ()) if attrs else 0
+        if n_pos:
+            template = tuple(template if template is not None else (None,) * len(inputs)) + (0,) * n_pos
         return check_gradients(op_name, res, inputs, template)
     return fgradient
 

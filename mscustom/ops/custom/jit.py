@@ -1,17 +1,20 @@
 """Kernel kind "jit": Python kernels compiled by Numba (``njit`` on CPU, ``numba.cuda.jit`` on GPU).
 
 A jit kernel writes into outputs the dispatcher has already allocated
-(destination passing)::
+(destination passing); ``x.size`` and ``.flat`` keep a loop right for inputs
+of any rank::
 
     def square_kernel(x, out):
         for i in range(x.size):
-            out[i] = x[i] * x[i]
+            out.flat[i] = x.flat[i] * x.flat[i]
 
     square = ops.Custom(square_kernel, out_shape=lambda x: x, out_dtype=lambda x: x, func_type="jit")
 
 It is called as ``kernel(*inputs, *outputs, *attr_values)``: the call's
 arguments in call order (Python scalars stay scalars), then the outputs, then
-the reg-info attribute values in reg-info order.
+the reg-info attribute values in reg-info order. It returns nothing: a kernel
+that returns a value, or whose parameters do not match that list, is refused
+with an error naming the op.
 
 CPU: the function is compiled with ``numba.njit(cache=True)`` (Numba's on-disk
 cache; where caching is impossible, e.g. a function defined by ``exec`` or in
@@ -27,8 +30,14 @@ constants: change a global the kernel reads and you must clear the cache.
 Debugging: with ``ops.Custom(..., func_type="jit", debug=True)`` or the
 environment variable ``MSCUSTOM_JIT_DISABLE=1`` (read when the op is made), a
 CPU kernel runs as plain Python instead (``prange`` works as ``range``), so
-``print`` and ``pdb`` work inside it; results are the same, only slower. GPU
-kernels are debugged in Numba's simulator instead (see below).
+``print`` and ``pdb`` work inside it; results are the same, only slower.
+With ``MSCUSTOM_DEBUG=1`` (or ``ms.set_context(debug=True)``; see
+``mscustom.context.debug_enabled``, read when a signature is first bound) CPU
+kernels are compiled with Numba's ``boundscheck=True`` and every output is
+surrounded by guard zones checked after the kernel returns: an out-of-bounds
+index or a write past an output raises an IndexError naming the op, the
+output and how far it wrote, instead of corrupting memory. GPU kernels are
+debugged in Numba's simulator instead (see below).
 
 GPU: the function is compiled with ``numba.cuda.jit`` and launched with one
 thread per element of the first output (the kernel uses ``cuda.grid(1)`` and
@@ -45,30 +54,124 @@ from it (``_numba_cache``: about 20 ms instead of Numba's 130+ ms start-up).
 
 fork(): a process that ran parallel kernels can ``os.fork()`` (or use
 ``multiprocessing`` with "fork") and the child runs them again, on its own
-threads, under Numba's default threading layers (``_forksafe`` says how).
+threads, under Numba's default threading layers (``_forksafe`` says how). A
+fork while another thread compiles a kernel waits for that compile to end, so
+the child never inherits a compile lock held by a thread it does not have.
 """
 
+import ast
+import inspect
+import logging  # noqa: F401  (imported before our fork hook is registered, so its hook runs after ours)
 import os
+import sys
+import textwrap
 import threading
-import time
 import warnings
 
 import numpy as np
 
-from ..._core.kernel import KernelEntry, Signature
+from ... import context as _context
 from . import _common, _forksafe, _numba_cache
+from ._arity import kernel_arity
+from .kind import make_entry, register_kind
+from .rules import BIG, positional_range
 
-__all__ = ["make_kernel", "DISABLE_ENV"]
+__all__ = ["JitKind", "make_kernel", "DISABLE_ENV"]
 
 _forksafe.install()         # parallel kernels keep working in a forked child (see _forksafe)
 
 DISABLE_ENV = "MSCUSTOM_JIT_DISABLE"
 _MAX_THREADS = 256
-_perf = time.perf_counter
+_GUARD = 64                 # guard-zone bytes on each side of an output in debug mode
+_PATTERN = 0xA5
+_FORK_WAIT_S = 10.0         # how long a fork waits for an in-flight compile before abandoning it
+
+
+# ---------------------------------------------------------------- compiles and fork
+_compile_lock = threading.RLock()      # held around every Numba compile or cache load made here
+_fork_held = []
+
+
+def _before_fork():
+    # wait (a bounded time) for an in-flight compile, so the child does not inherit half-made Numba
+    # state; hooks run in reverse registration order, so logging's lock, which compiles take, is
+    # still free here. After the wait the child replaces the locks anyway.
+    _fork_held.append(_compile_lock.acquire(timeout=_FORK_WAIT_S))
+
+
+def _after_fork_in_parent():
+    if _fork_held.pop():
+        _compile_lock.release()
+
+
+def _after_fork_in_child():
+    global _compile_lock
+    _fork_held.clear()
+    _compile_lock = threading.RLock()
+    lock = sys.modules.get("numba.core.compiler_lock")
+    if lock is not None and hasattr(lock.global_compiler_lock, "_lock"):
+        # a compile that some other thread ran outside mscustom: its lock is dead in the child
+        lock.global_compiler_lock._lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                        after_in_child=_after_fork_in_child)
+
+
+# ---------------------------------------------------------------- the kind
+class JitKind:
+    """The "jit" kind: Numba on CPU and GPU; runners write into preallocated outputs."""
+
+    name = "jit"
+    options = ("launch", "parallel", "debug")
+    default_targets = ("CPU", "GPU")
+    allocates = False
+
+    def check(self, func, op_name, options):
+        """Validate the kernel and return its ``JitFunction`` (shared by the op's targets)."""
+        if isinstance(func, JitFunction):
+            return func
+        if not callable(func):
+            raise TypeError(f"op '{op_name}': a jit kernel must be a Python function (or a numba.njit "
+                            f"function), got {type(func).__name__}")
+        return JitFunction(func, op_name, dict(options or {}))
+
+    def arity(self, func, attr_specs, n_out, pending):
+        """Call arguments: the kernel's parameters less the outputs and attributes that follow them."""
+        return kernel_arity(func.arity, n_out, attr_specs, pending)
+
+    def kernel_name(self, func, target, options):
+        return f"jit:{func.kname}[{target}]" + ("(python)" if func.python and target == "CPU" else "")
+
+    def bind(self, func, *, op_name, target, attr_specs, n_out, options, sig):
+        """Compile for this signature (once) and return the runner."""
+        if target not in ("CPU", "GPU"):
+            raise ValueError(f"op '{op_name}': jit kernels run on 'CPU' or 'GPU' (Numba), not {target!r}; "
+                             "use func_type='aot' or 'pyfunc' for other targets")
+        template = (sig.attrs or {}).get(_common.TEMPLATE_KEY)
+        if template is None:
+            template = (None,) * len(sig.in_shapes)
+        extra = tuple(_common.attr_values(sig.attrs, attr_specs)) if attr_specs else ()
+        func.check_arity(len(template), n_out, len(extra))
+        if target == "GPU":
+            return func.bind_gpu(sig, template, extra)
+        if func.python:
+            fn, checked = func.py_func, False
+        elif _context.debug_enabled():
+            fn, checked = func.compile(func.types(sig, template, extra), checked=True), True
+        else:
+            fn, checked = func.compile(func.types(sig, template, extra)), False
+        if checked or _context.debug_enabled():
+            return _guarded_runner(func, fn, template, extra, n_out, checked)
+        return _runner(func, fn, template, extra, n_out)
+
+
+KIND = register_kind(JitKind())
 
 
 def make_kernel(func, *, op_name, target, rows, attr_specs, n_out, options):
-    """Build the KernelEntry for a jit kernel on ``target`` ("CPU" or "GPU").
+    """The KernelEntry of a jit kernel on ``target`` (until the dispatcher takes kinds directly).
 
     Compilation itself waits until the first call with a given signature.
 
@@ -76,31 +179,17 @@ def make_kernel(func, *, op_name, target, rows, attr_specs, n_out, options):
 
         def add_kernel(a, b, out):
             for i in range(out.size):
-                out[i] = a[i] + b[i]
+                out.flat[i] = a.flat[i] + b.flat[i]
 
         entry = make_kernel(add_kernel, op_name="add", target="CPU", rows=None,
                             attr_specs=[], n_out=1, options={})
     """
-    options = dict(options or {})
     if target not in ("CPU", "GPU"):
         raise ValueError(f"op '{op_name}': jit kernels run on 'CPU' or 'GPU' (Numba), not {target!r}; "
                          "use func_type='aot' or 'pyfunc' for other targets")
-    if not callable(func):
-        raise TypeError(f"op '{op_name}': a jit kernel must be a Python function (or a numba.njit "
-                        f"function), got {type(func).__name__}")
-    launch = _check_launch(options.get("launch"), op_name)
-    debug = bool(options.get("debug")) or os.environ.get(DISABLE_ENV, "") not in ("", "0")
-    py_func = getattr(func, "py_func", func)
-    kname = getattr(py_func, "__name__", type(func).__name__)
-    entry = KernelEntry(target=target, fn=None, allocates=False, rows=rows, kind="jit",
-                        name=f"jit:{kname}[{target}]" + ("(python)" if debug and target == "CPU" else ""))
-    kernel = _JitKernel(entry, op_name, func, py_func, kname, list(attr_specs or ()),
-                        n_out, options, launch, debug)
-    if target == "CPU" and not debug:
-        kernel.dispatcher = _cpu_dispatcher(func, py_func, options, op_name, kname)
-    entry.bind = kernel.bind
-    entry.fn = kernel.run_unbound
-    return entry
+    func = KIND.check(func, op_name, options)
+    return make_entry(KIND, func, op_name=op_name, target=target, rows=rows, attr_specs=attr_specs,
+                      n_out=n_out, options=options)
 
 
 def _check_launch(launch, op_name):
@@ -118,68 +207,115 @@ def _uses_prange(py_func):
     return code is not None and "prange" in code.co_names
 
 
-def _cpu_dispatcher(func, py_func, options, op_name, kname):
-    """The Numba CPU dispatcher: the user's own njit function, or ``njit(cache=True)`` of theirs."""
-    import numba
-    from numba.core.registry import CPUDispatcher
-    if isinstance(func, CPUDispatcher):
-        return func
-    parallel = bool(options.get("parallel")) or _uses_prange(py_func)
+def _value_return_line(py_func):
+    """The line of a ``return <value>`` in the kernel's own body, or None (unknown source counts as none)."""
     try:
-        return numba.njit(cache=True, parallel=parallel)(py_func)
-    except RuntimeError:                    # no cache locator (exec, REPL, read-only tree)
-        return numba.njit(parallel=parallel)(py_func)
-    except Exception as exc:
-        raise TypeError(f"op '{op_name}': Numba cannot wrap jit kernel '{kname}': {exc}") from exc
+        tree = ast.parse(textwrap.dedent(inspect.getsource(py_func)))
+        first = inspect.getsourcelines(py_func)[1]
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+    fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if fn is None:
+        return None
+    todo = list(fn.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Return) and node.value is not None and \
+                not (isinstance(node.value, ast.Constant) and node.value.value is None):
+            return first + node.lineno - 1
+        todo.extend(ast.iter_child_nodes(node))
+    return None
 
 
-class _JitKernel:
-    """Per-kernel state shared by its signatures: the dispatcher(s) and a compile lock."""
+class JitFunction:
+    """A checked jit kernel: its Python source, Numba dispatchers (plain and bounds-checked) and options."""
 
-    def __init__(self, entry, op_name, func, py_func, kname, attr_specs, n_out, options, launch, debug):
-        self.entry, self.op_name, self.func, self.py_func = entry, op_name, func, py_func
-        self.kname, self.attr_specs, self.n_out = kname, attr_specs, n_out
-        self.options, self.launch, self.debug = options, launch, debug
+    def __init__(self, func, op_name, options):
+        self.func, self.op_name, self.options = func, op_name, options
+        self.py_func = getattr(func, "py_func", func)
+        self.kname = getattr(self.py_func, "__name__", type(func).__name__)
+        self.launch = _check_launch(options.get("launch"), op_name)
+        self.python = bool(options.get("debug")) or os.environ.get(DISABLE_ENV, "") not in ("", "0")
+        line = _value_return_line(self.py_func)
+        if line is not None:
+            raise TypeError(f"op '{op_name}': jit kernel '{self.kname}' returns a value (line {line}); a jit "
+                            f"kernel writes its results into its output arguments, "
+                            f"kernel(*inputs, *outputs, *attrs), and returns nothing")
+        self.arity = positional_range(self.py_func)
         self.dispatcher = None
+        self.checked_dispatcher = None
         self.cuda_kernel = None
-        self.lock = threading.Lock()
+        if not self.python and not _is_cuda_kernel(func):
+            self.dispatcher = self._cpu_dispatcher(checked=False)
 
-    def run_unbound(self, attrs, inputs, req, outputs):
-        """Run without a cached plan: bind for these arrays, then call (slow path)."""
-        sig = Signature([a.shape for a in inputs], [a.dtype for a in inputs], ["DefaultFormat"] * len(inputs),
-                        [o.shape for o in outputs], [o.dtype for o in outputs], attrs)
-        return self.bind(None, sig)(attrs, inputs, req, outputs)
+    def check_arity(self, n_args, n_out, n_attrs):
+        """A TypeError naming the op when the kernel cannot take inputs + outputs + attributes."""
+        if self.arity is None:
+            return
+        lo, hi, _ = self.arity
+        n = n_args + n_out + n_attrs
+        if lo <= n <= hi:
+            return
+        takes = str(lo) if lo == hi else (f"at least {lo}" if hi == BIG else f"{lo} to {hi}")
+        raise TypeError(f"op '{self.op_name}': jit kernel '{self.kname}' takes {takes} argument(s), but it is "
+                        f"called as kernel(*inputs, *outputs, *attrs) with {n_args} input(s) + {n_out} "
+                        f"output(s) + {n_attrs} attribute(s) = {n}; give it one parameter for each")
 
-    def bind(self, op, sig):
-        """Compile for this signature (once) and return the runner."""
-        template = (sig.attrs or {}).get("__template__")
-        if template is None:
-            template = (None,) * len(sig.in_shapes)
-        extra = tuple(_common.attr_values(sig.attrs, self.attr_specs)) if self.attr_specs else ()
-        if self.entry.target == "GPU":
-            return self._bind_gpu(sig, template, extra)
-        if self.debug:
-            return _runner(self, self.py_func, template, extra)
-        types = _numba_types(sig, template, extra)
-        return _runner(self, self._compile(types), template, extra)
+    def types(self, sig, template, extra):
+        """Numba's argument types for a signature, or a TypeError naming the op and what Numba refused."""
+        try:
+            return _numba_types(sig, template, extra)
+        except Exception as exc:            # Numba has no type for it (float16, a str attribute, ...)
+            given = [np.dtype(d).name for d in sig.in_dtypes] + [repr(v) for v in template if v is not None]
+            raise TypeError(f"op '{self.op_name}': jit kernel '{self.kname}' cannot take arguments "
+                            f"({', '.join(given)}) with attributes {list(extra)}: Numba has no type for one of "
+                            f"them ({type(exc).__name__}: {exc}); cast the input or use func_type='pyfunc'") \
+                from exc
 
     # ------------------------------------------------------------ CPU
-    def _compile(self, types):
+    def _cpu_dispatcher(self, checked):
+        """``njit(cache=True)`` of the source, the user's own njit function, or a bounds-checked build."""
+        import numba
+        from numba.core.registry import CPUDispatcher
+        if isinstance(self.func, CPUDispatcher) and not checked:
+            return self.func
+        parallel = bool(self.options.get("parallel")) or _uses_prange(self.py_func)
+        try:
+            if checked:                     # a separate, uncached build: the cache keys ignore boundscheck
+                return numba.njit(parallel=parallel, boundscheck=True)(self.py_func)
+            try:
+                return numba.njit(cache=True, parallel=parallel)(self.py_func)
+            except RuntimeError:            # no cache locator (exec, REPL, read-only tree)
+                return numba.njit(parallel=parallel)(self.py_func)
+        except Exception as exc:
+            raise TypeError(f"op '{self.op_name}': Numba cannot wrap jit kernel '{self.kname}': {exc}") from exc
+
+    def compile(self, types, checked=False):
         """The compiled entry point for ``types`` (Numba's dispatch skipped on every call)."""
         from numba.core.errors import NumbaError, NumbaWarning
-        dispatcher = self.dispatcher
-        with self.lock:
-            entry = _numba_cache.load_cached(dispatcher, types)
-            if entry is not None:
-                return entry
+        with _compile_lock:
+            if checked:
+                if self.checked_dispatcher is None:
+                    self.checked_dispatcher = self._cpu_dispatcher(checked=True)
+                dispatcher = self.checked_dispatcher
+            else:
+                if self.dispatcher is None:
+                    self.dispatcher = self._cpu_dispatcher(checked=False)
+                dispatcher = self.dispatcher
+                entry = _numba_cache.load_cached(dispatcher, types)
+                if entry is not None:
+                    return entry
             try:
                 with warnings.catch_warnings():
                     warnings.filterwarnings("ignore", message="Cannot cache compiled function",
                                             category=NumbaWarning)
                     return dispatcher.compile(types)
-            except NumbaError as exc:
+            except (NumbaError, NotImplementedError) as exc:     # NotImplementedError: e.g. float16
                 raise RuntimeError(f"op '{self.op_name}': jit kernel '{self.kname}' failed to compile "
-                                   f"for ({', '.join(str(t) for t in types)}): {exc}") from exc
+                                   f"for ({', '.join(str(t) for t in types)}): {type(exc).__name__}: {exc}") \
+                    from exc
             except TypeError:
                 if getattr(dispatcher, "_can_compile", True):
                     raise
@@ -187,13 +323,11 @@ class _JitKernel:
                 return dispatcher
 
     # ------------------------------------------------------------ GPU
-    def _bind_gpu(self, sig, template, extra):
+    def bind_gpu(self, sig, template, extra):
         cuda = _cuda(self.op_name, self.kname)
-        with self.lock:
+        with _compile_lock:
             if self.cuda_kernel is None:
-                f = self.func
-                self.cuda_kernel = f if hasattr(f, "configure") or type(f).__name__ == "FakeCUDAKernel" \
-                    else cuda.jit(self.py_func)
+                self.cuda_kernel = self.func if _is_cuda_kernel(self.func) else cuda.jit(self.py_func)
         kernel = self.cuda_kernel
         if self.launch is not None:
             blocks, threads = self.launch
@@ -202,8 +336,8 @@ class _JitKernel:
             threads = max(1, min(_MAX_THREADS, n))
             blocks = max(1, -(-n // threads))
         if not _simulated() and hasattr(kernel, "compile"):
-            types = _numba_types(sig, template, extra)
-            with self.lock:
+            types = self.types(sig, template, extra)
+            with _compile_lock:
                 try:
                     kernel.compile(types)
                 except Exception as exc:
@@ -214,6 +348,10 @@ class _JitKernel:
     def fail(self, exc):
         raise RuntimeError(f"op '{self.op_name}': jit kernel '{self.kname}' raised "
                            f"{type(exc).__name__}: {exc}") from exc
+
+
+def _is_cuda_kernel(func):
+    return hasattr(func, "configure") or type(func).__name__ == "FakeCUDAKernel"
 
 
 def _numba_types(sig, template, extra):
@@ -230,19 +368,20 @@ def _numba_types(sig, template, extra):
     return tuple(args)
 
 
-def _runner(kernel, fn, template, extra):
+# ---------------------------------------------------------------- runners
+def _runner(kernel, fn, template, extra, n_out):
     """The per-call function; the common all-tensor, no-attribute case is kept shortest."""
-    stats, fail, perf = kernel.entry.stats, kernel.fail, _perf
+    fail = kernel.fail
     contiguous = np.ascontiguousarray
     plain = not extra and all(item is None for item in template)
 
-    if plain and len(template) == 1 and kernel.n_out == 1:
+    if plain and len(template) == 1 and n_out == 1:
         def run(attrs, inputs, req, outputs):
             try:
                 fn(contiguous(inputs[0]), outputs[0])
             except Exception as exc:
                 fail(exc)
-    elif plain and len(template) == 2 and kernel.n_out == 1:
+    elif plain and len(template) == 2 and n_out == 1:
         def run(attrs, inputs, req, outputs):
             try:
                 fn(contiguous(inputs[0]), contiguous(inputs[1]), outputs[0])
@@ -259,9 +398,50 @@ def _runner(kernel, fn, template, extra):
     return run
 
 
+def _guarded_runner(kernel, fn, template, extra, n_out, checked):
+    """Debug mode: outputs get guard zones checked after the kernel; bounds errors name the op."""
+    interleave, contiguous = _common.interleave, np.ascontiguousarray
+
+    def run(attrs, inputs, req, outputs):
+        bufs, views = [], []
+        for o in outputs:
+            buf = np.empty(o.nbytes + 2 * _GUARD, np.uint8)
+            buf[:_GUARD] = _PATTERN
+            buf[_GUARD + o.nbytes:] = _PATTERN
+            bufs.append(buf)
+            views.append(buf[_GUARD:_GUARD + o.nbytes].view(o.dtype).reshape(o.shape))
+        try:
+            fn(*interleave(template, [contiguous(a) for a in inputs]), *views, *extra)
+        except IndexError as exc:
+            raise IndexError(f"op '{kernel.op_name}': jit kernel '{kernel.kname}' indexed out of bounds "
+                             f"({exc}); check its loops against the shapes of its inputs and outputs "
+                             f"(x.size with x.flat[i] works for any rank)") from exc
+        except Exception as exc:
+            kernel.fail(exc)
+        for j, (buf, o) in enumerate(zip(bufs, outputs)):
+            _check_guards(kernel, j, buf, o)
+            o[...] = views[j]
+    return run
+
+
+def _check_guards(kernel, j, buf, out):
+    before = np.flatnonzero(buf[:_GUARD] != _PATTERN)
+    after = np.flatnonzero(buf[_GUARD + out.nbytes:] != _PATTERN)
+    if not before.size and not after.size:
+        return
+    where = []
+    if after.size:
+        where.append(f"{int(after[-1]) + 1} byte(s) past its end")
+    if before.size:
+        where.append(f"{_GUARD - int(before[0])} byte(s) before its start")
+    raise IndexError(f"op '{kernel.op_name}': jit kernel '{kernel.kname}' wrote outside output {j} "
+                     f"(shape {list(out.shape)}, {out.dtype}): {' and '.join(where)} (found by the "
+                     f"MSCUSTOM_DEBUG guard zones); check the out_shape and the kernel's loops")
+
+
 def _gpu_runner(kernel, cuda, launcher, template, extra):
     """Copy inputs to the device, launch, copy outputs back (tensors live on the host for now)."""
-    stats, fail, perf, interleave = kernel.entry.stats, kernel.fail, _perf, _common.interleave
+    fail, interleave = kernel.fail, _common.interleave
 
     def run(attrs, inputs, req, outputs):
         try:

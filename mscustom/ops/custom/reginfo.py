@@ -17,6 +17,7 @@ Example::
 """
 
 import json
+import math
 from dataclasses import dataclass, field
 
 from ... import dtype as _dt
@@ -25,7 +26,8 @@ __all__ = ["CustomRegOp", "DataType", "custom_info_register", "parse_reg_info", 
            "TARGETS", "VALUE_TYPES", "FORMATS"]
 
 TARGETS = ("CPU", "GPU", "Ascend")
-VALUE_TYPES = ("int", "float", "bool", "str", "listInt", "listFloat")
+VALUE_TYPES = ("int", "float", "bool", "str", "listInt", "listFloat", "listBool", "listStr", "all")
+INT64_RANGE = (-(1 << 63), (1 << 63) - 1)
 FORMATS = ("DefaultFormat", "NCHW", "NHWC", "ND")
 PARAM_TYPES = ("required", "optional", "dynamic")
 _NO_TARGET = (None, "", "UnKnown", "Unknown")
@@ -33,12 +35,17 @@ _NO_TARGET = (None, "", "UnKnown", "Unknown")
 
 @dataclass(frozen=True)
 class AttrSpec:
-    """One attribute of a custom op: its name, "required"/"optional", its value type and default."""
+    """One attribute of a custom op: its name, "required"/"optional", its value type and default.
+
+    ``fixed``: the reg info gave it ``value=`` (MindSpore's way of setting an
+    attribute for this op), so it is not bound to positional call arguments.
+    """
 
     name: str
     param_type: str
     value_type: str
     default_value: object = None
+    fixed: bool = False
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,7 @@ class DataType:
 
     None_None = ("", "")
     None_Default = ("", "DefaultFormat")
+    # X_None members (empty format: unspecified) are added below, as MindSpore has them
 
 
 _PREFIXES = {"F16": "float16", "F32": "float32", "F64": "float64", "I8": "int8", "I16": "int16",
@@ -78,6 +86,7 @@ _PREFIXES = {"F16": "float16", "F32": "float32", "F64": "float64", "I8": "int8",
 for _prefix, _abi in _PREFIXES.items():
     for _fmt in ("Default", "NCHW", "NHWC"):
         setattr(DataType, f"{_prefix}_{_fmt}", (_abi, "DefaultFormat" if _fmt == "Default" else _fmt))
+    setattr(DataType, f"{_prefix}_None", (_abi, ""))
 del _prefix, _abi, _fmt
 
 
@@ -128,9 +137,13 @@ class CustomRegOp:
         return self
 
     def attr(self, name=None, param_type=None, value_type=None, default_value=None, **kwargs):
-        """Declare an attribute; ``value=`` (MindSpore) gives its value for this op.
+        """Declare an attribute; ``value=`` (MindSpore) fixes its value for this op.
 
-        ``value_type`` is one of "int", "float", "bool", "str", "listInt", "listFloat".
+        ``value_type``: "int", "float", "bool", "str", "listInt", "listFloat",
+        "listBool", "listStr" (values are converted to that type) or any other
+        string such as "all" (values are passed exactly as given). Attributes
+        without ``value=`` are bound, in declaration order, to the positional
+        call arguments that follow the tensor inputs (``op(x, y, 0.7)``).
         """
         if not isinstance(name, str):
             raise TypeError(f"CustomRegOp '{self.op_name}': attr name must be a string, got {name!r}")
@@ -226,19 +239,30 @@ def _parse_one(item, op_name, k):
 
     inputs = _io_names(item.get("inputs", []), "inputs", where)
     outputs = _io_names(item.get("outputs", []), "outputs", where)
-    attrs = [_attr_spec(a, where) for a in item.get("attr", item.get("attrs", [])) or []]
+    attr_list = item.get("attr", item.get("attrs", [])) or []
+    if not isinstance(attr_list, (list, tuple)):
+        raise ValueError(f"{where}: 'attr' must be a list of attribute dicts, got {type(attr_list).__name__}")
+    attrs = [_attr_spec(a, where) for a in attr_list]
     names = [a.name for a in attrs]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
         raise ValueError(f"{where}: attribute(s) {sorted(dup)} declared more than once")
     n = len(inputs) + len(outputs)
-    rows = [_row(r, n, len(inputs), where, j) for j, r in enumerate(item.get("dtype_format", []) or [])]
+    row_list = item.get("dtype_format", []) or []
+    if not isinstance(row_list, (list, tuple)):
+        raise ValueError(f"{where}: 'dtype_format' must be a list of rows, got {type(row_list).__name__}")
+    rows = [_row(r, n, len(inputs), where, j) for j, r in enumerate(row_list)]
     return RegInfo(target=target, inputs=[name for name, _ in inputs], outputs=[name for name, _ in outputs],
                    attrs=attrs, rows=rows, fixed_inputs=all(p == "required" for _, p in inputs))
 
 
 def _io_names(entries, what, where):
-    """``[(name, param_type), ...]`` in index order."""
+    """``[(name, param_type), ...]`` in declaration order.
+
+    As in MindSpore, dtype_format columns follow the order in which inputs and
+    outputs were declared; the ``index`` is checked to be an int but does not
+    reorder them, and the same index declared twice is accepted.
+    """
     if not isinstance(entries, (list, tuple)):
         raise ValueError(f"{where}: '{what}' must be a list, got {type(entries).__name__}")
     out = []
@@ -247,18 +271,17 @@ def _io_names(entries, what, where):
             raise ValueError(f"{where}: {what}[{pos}] must be a dict with 'index' and 'name', got {e!r}")
         index = e.get("index", pos)
         index = pos if index is None else index
-        if not isinstance(index, int) or isinstance(index, bool):
-            raise ValueError(f"{where}: {what}[{pos}] index must be an int, got {index!r}")
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+            raise ValueError(f"{where}: {what}[{pos}] index must be a non-negative int, got {index!r}")
         ptype = e.get("paramType", e.get("param_type", "required"))
         if ptype not in PARAM_TYPES:
             raise ValueError(f"{where}: {what}[{pos}] param_type must be one of {list(PARAM_TYPES)}, "
                              f"got {ptype!r}")
         name = e.get("name")
-        out.append((index, name if name is not None else f"{what[:-1]}{index}", ptype))
-    indices = sorted(i for i, _, _ in out)
-    if indices != list(range(len(out))):
-        raise ValueError(f"{where}: {what} indices must be 0..{len(out) - 1}, got {[i for i, _, _ in out]}")
-    return [(name, ptype) for _, name, ptype in sorted(out, key=lambda t: t[0])]
+        if name is not None and not isinstance(name, str):
+            raise ValueError(f"{where}: {what}[{pos}] name must be a string, got {name!r}")
+        out.append((name if name is not None else f"{what[:-1]}{index}", ptype))
+    return out
 
 
 def _attr_spec(entry, where):
@@ -271,18 +294,19 @@ def _attr_spec(entry, where):
     if ptype not in ("required", "optional"):
         raise ValueError(f"{where}: attr '{name}' param_type must be 'required' or 'optional', got {ptype!r}")
     vtype = entry.get("type", entry.get("value_type"))
-    if vtype not in VALUE_TYPES:
-        raise ValueError(f"{where}: attr '{name}' has value_type {vtype!r}; expected one of {list(VALUE_TYPES)}")
-    if "value" in entry:
-        default = entry["value"]
-    else:
-        default = entry.get("defaultValue", entry.get("default_value"))
+    if vtype is None:
+        vtype = "all"
+    if not isinstance(vtype, str) or not vtype:
+        raise ValueError(f"{where}: attr '{name}' value_type must be a string such as 'float', 'listInt' or "
+                         f"'all', got {vtype!r}")
+    fixed = "value" in entry and entry["value"] is not None
+    default = entry["value"] if fixed else entry.get("defaultValue", entry.get("default_value"))
     if default is not None:
         try:
             default = coerce_attr(default, vtype)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"{where}: attr '{name}' value {default!r} is not a valid {vtype}: {exc}") from None
-    return AttrSpec(name, ptype, vtype, default)
+    return AttrSpec(name, ptype, vtype, default, fixed)
 
 
 def _row(row, n, n_in, where, j):
@@ -290,7 +314,8 @@ def _row(row, n, n_in, where, j):
         raise ValueError(f"{where}: dtype_format row {j} must be a list of (dtype, format) pairs, got {row!r}")
     if len(row) != n:
         raise ValueError(f"{where}: dtype_format row {j} has {len(row)} entries, but the op has "
-                         f"{n_in} input(s) + {n - n_in} output(s) = {n}")
+                         f"{n_in} input(s) + {n - n_in} output(s) = {n}; each row needs one (dtype, format) pair per "
+                         f"input and output")
     out = []
     for pair in row:
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
@@ -318,18 +343,22 @@ def coerce_attr(value, value_type):
     """``value`` as the Python type of ``value_type`` (lists as tuples); TypeError/ValueError if it is not one.
 
     Strings are accepted for numbers and bools (MindSpore's JSON infos carry them),
-    e.g. ``coerce_attr("2", "int") == 2``.
+    e.g. ``coerce_attr("2", "int") == 2``. Ints must fit int64 and floats given
+    for ints must be finite whole numbers. A ``value_type`` that names no known
+    type (such as "all") means any value: it is returned exactly as given.
     """
     if value_type == "str":
         if not isinstance(value, str):
             raise TypeError(f"expected a str, got {type(value).__name__}")
+        if "\0" in value:
+            raise ValueError("a str attribute cannot contain a NUL character")
         return value
-    if value_type in ("listInt", "listFloat"):
+    if value_type in ("listInt", "listFloat", "listBool", "listStr"):
         if isinstance(value, str):
             value = json.loads(value)
         if not isinstance(value, (list, tuple)):
             raise TypeError(f"expected a list, got {type(value).__name__}")
-        one = "int" if value_type == "listInt" else "float"
+        one = value_type[4:].lower()
         return tuple(coerce_attr(v, one) for v in value)
     if value_type == "bool":
         if isinstance(value, str) and value.lower() in ("true", "false"):
@@ -337,16 +366,24 @@ def coerce_attr(value, value_type):
         if type(value) is bool or type(value).__name__ == "bool_":
             return bool(value)
         raise TypeError(f"expected a bool, got {type(value).__name__}")
+    if value_type not in ("int", "float"):
+        return value                        # "all" (or a type this library does not convert): as given
     if isinstance(value, str):
         value = json.loads(value)
-    if isinstance(value, bool) or not hasattr(value, "__index__") and not hasattr(value, "__float__"):
+    if isinstance(value, bool) or type(value).__name__ == "bool_" or \
+            not hasattr(value, "__index__") and not hasattr(value, "__float__"):
         raise TypeError(f"expected a number, got {type(value).__name__}")
     if value_type == "int":
         if not hasattr(value, "__index__"):
-            if float(value) != int(value):
-                raise ValueError("not an integer")
-            return int(value)
-        return int(value)
-    if value_type == "float":
+            f = float(value)
+            if not math.isfinite(f) or f != int(f):
+                raise ValueError(f"{value!r} is not an integer")
+            value = int(f)
+        value = int(value)
+        if not INT64_RANGE[0] <= value <= INT64_RANGE[1]:
+            raise ValueError(f"{value} does not fit a 64-bit int")
+        return value
+    try:
         return float(value)
-    raise ValueError(f"unknown value_type {value_type!r}")
+    except OverflowError:
+        raise ValueError(f"{value!r} does not fit a float") from None

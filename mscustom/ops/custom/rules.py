@@ -18,19 +18,51 @@ import numpy as np
 
 from ... import dtype as _dt
 
-__all__ = ["OutputRule", "is_shape", "is_dtype", "result_count", "positional_range", "BIG"]
+__all__ = ["RuleError", "OutputRule", "is_shape", "is_dtype", "result_count", "result_structure", "positional_range",
+           "check_concrete", "BIG", "MAX_ELEMENTS"]
 
 BIG = 1 << 30                    # "any number" of positional arguments (a function with *args)
+MAX_ELEMENTS = 1 << 40           # more elements than any output this library could allocate
+UNKNOWN_DIM, UNKNOWN_RANK = -1, -2   # MindSpore's dynamic-shape markers
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
+class RuleError(RuntimeError):
+    """An out_shape/out_dtype callable raised; the message names the op and the rule."""
+
+
 def is_shape(value):
+    """A shape: a tuple or list of ints >= 0, where -1 (unknown dimension) and -2 (unknown rank) may appear."""
     if not isinstance(value, (tuple, list)):
         return False
     for v in value:
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < UNKNOWN_RANK:
             return False
     return True
+
+
+def check_concrete(op_name, in_shapes, out_shapes):
+    """Output shapes for known input shapes must be known, and of a size that can be allocated.
+
+    -1/-2 in an output shape are accepted only when an input shape has them too.
+    """
+    dynamic = any(d < 0 for s in in_shapes for d in s)
+    for j, shape in enumerate(out_shapes):
+        if any(d < 0 for d in shape):
+            if dynamic:
+                continue
+            raise TypeError(f"op '{op_name}': out_shape must give a shape (a list or tuple of non-negative "
+                            f"ints) when every input shape is known ({[list(s) for s in in_shapes]}), got "
+                            f"{list(shape)} for output {j}; -1 (unknown dimension) and -2 (unknown rank) are "
+                            f"only for inputs whose shape is not known yet")
+        n = 1
+        for d in shape:
+            n *= int(d)
+        if n > MAX_ELEMENTS:
+            raise ValueError(f"op '{op_name}': out_shape gave {list(shape)} for output {j}: {n} elements is "
+                             f"more than can be allocated; out_shape must give the shape of the output the "
+                             f"kernel writes")
+    return out_shapes
 
 
 def is_dtype(value):
@@ -49,6 +81,7 @@ class OutputRule:
     def __init__(self, op_name, what, value, is_const):
         self.op_name, self.what, self.is_const = op_name, what, is_const
         self.kind, self.value, self.count = "none", None, None
+        self.container = None            # tuple or list: the type of a per-output value
         if value is None:
             return
         if callable(value) and not is_const(value):
@@ -58,6 +91,7 @@ class OutputRule:
         elif isinstance(value, (tuple, list)) and value and \
                 all(callable(v) or is_const(v) for v in value):
             self.kind, self.value, self.count = "multi", tuple(value), len(value)
+            self.container = list if isinstance(value, list) else tuple
         else:
             kind = "a shape (a tuple of non-negative ints)" if what == "out_shape" else "a dtype"
             raise TypeError(f"op '{op_name}': {what} must be {kind}, a callable, or a tuple of them "
@@ -87,8 +121,9 @@ class OutputRule:
         try:
             return fn(*args)
         except Exception as exc:
-            exc.add_note(f"(raised by the {self.what} callable of op '{self.op_name}')")
-            raise
+            raise RuleError(f"op '{self.op_name}': its {self.what} callable raised {type(exc).__name__}: "
+                            f"{exc}; it must take one argument per call argument and give "
+                            f"{'a shape' if self.what == 'out_shape' else 'a dtype'} per output") from exc
 
 
 def result_count(rule, args):
@@ -102,6 +137,20 @@ def result_count(rule, args):
     if isinstance(res, (tuple, list)) and res and all(rule.is_const(r) for r in res):
         return len(res)
     return 1
+
+
+def result_structure(rule, args):
+    """``(count, container)`` suggested by calling a callable rule once: a tuple or list of results gives
+    its length and type, anything else ``(1, None)`` (one output, returned as it is)."""
+    try:
+        res = rule.value(*args)
+    except Exception:                   # inference will call it again and report the error properly
+        return 1, None
+    if rule.is_const(res):
+        return 1, None
+    if isinstance(res, (tuple, list)) and res and all(rule.is_const(r) for r in res):
+        return len(res), type(res) if type(res) in (tuple, list) else tuple
+    return 1, None
 
 
 # ---------------------------------------------------------------- call signatures

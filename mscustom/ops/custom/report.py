@@ -1,0 +1,116 @@
+"""The usage report of Custom ops: which kernels ran, how often, for how long.
+
+Every ``Custom`` is tracked here through a weak reference that removes itself
+when the op is dropped (no dead references pile up). ``custom_op_report``
+lists every live op's kernels; ``custom_op_usage`` counts one ``with`` block.
+The counts come from each kernel entry's ``stats`` (calls, seconds).
+"""
+
+import itertools
+import weakref
+from collections import namedtuple
+
+__all__ = ["custom_op_report", "custom_op_usage", "KernelStat", "OpKernelStat", "track", "live_ops"]
+
+KernelStat = namedtuple("KernelStat", "kind kernel calls seconds")
+OpKernelStat = namedtuple("OpKernelStat", "op kind kernel calls seconds")
+
+_LIVE = {}                       # creation number -> weak reference, in creation order
+_numbers = itertools.count()
+
+
+def track(op):
+    """Remember ``op`` for the report until it is dropped."""
+    key = next(_numbers)
+    _LIVE[key] = weakref.ref(op, lambda _ref, key=key: _LIVE.pop(key, None))
+
+
+def live_ops():
+    """Every Custom op alive, in creation order."""
+    while True:
+        try:
+            refs = list(_LIVE.values())
+            break
+        except RuntimeError:             # a dropped op's callback removed an entry meanwhile: read again
+            continue
+    ops = [ref() for ref in refs]
+    return [op for op in ops if op is not None]
+
+
+def kernel_stats(op):
+    """One ``KernelStat(kind, kernel, calls, seconds)`` per kernel of ``op`` (a Custom)."""
+    return [KernelStat(k.kind, k.name, k.stats["calls"], k.stats["seconds"]) for k in op.op.kernels]
+
+
+def _format_rows(rows, format):
+    if format not in ("rows", "text"):
+        raise ValueError(f"custom_op_report: format must be 'rows' or 'text', got {format!r}")
+    if format == "rows":
+        return rows
+    head = ("op", "kind", "kernel", "calls", "total ms")
+    body = [(r.op, r.kind, r.kernel, str(r.calls), f"{r.seconds * 1e3:.3f}") for r in rows]
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    lines = ["  ".join(c.ljust(w) if j < 3 else c.rjust(w) for j, (c, w) in enumerate(zip(line, widths)))
+             for line in [head] + body]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def custom_op_report(format="rows", used_only=False):
+    """Every live Custom op's kernels with their call counts and total seconds.
+
+    ``format="rows"``: a list of ``OpKernelStat(op, kind, kernel, calls, seconds)``;
+    ``format="text"``: the same as an aligned table. ``used_only=True`` leaves
+    out kernels that never ran (for example the GPU kernel of a CPU-only run).
+    The counts are since each op was made; ``custom_op_usage`` counts one block.
+
+    Example::
+
+        print(custom_op_report(format="text", used_only=True))
+    """
+    rows = [OpKernelStat(op.name, *stat) for op in live_ops() for stat in kernel_stats(op)
+            if stat.calls or not used_only]
+    return _format_rows(rows, format)
+
+
+class custom_op_usage:
+    """Count the Custom kernel calls made inside a ``with`` block.
+
+    On exit, ``report()`` lists each kernel that ran in the block with the
+    calls and seconds spent there (kernels of ops that were deleted before the
+    block ended are not listed).
+
+    Example::
+
+        with ops.custom_op_usage() as usage:
+            train(net)
+        print(usage.report(format="text"))
+    """
+
+    def __init__(self):
+        self._start = None
+        self._rows = None
+
+    def __enter__(self):
+        # strong references to the entries, so an id cannot be reused within the block
+        self._start = {id(k): (k, k.stats["calls"], k.stats["seconds"])
+                       for op in live_ops() for k in op.op.kernels}
+        self._rows = None
+        return self
+
+    def __exit__(self, *exc):
+        rows = []
+        for op in live_ops():
+            for k in op.op.kernels:
+                _, calls, seconds = self._start.get(id(k), (k, 0, 0.0))
+                if k.stats["calls"] > calls:
+                    rows.append(OpKernelStat(op.name, k.kind, k.name, k.stats["calls"] - calls,
+                                             k.stats["seconds"] - seconds))
+        self._rows, self._start = rows, None
+        return False
+
+    def report(self, format="rows"):
+        """The kernels used in the block: rows of ``OpKernelStat`` or, with ``format="text"``, a table."""
+        if self._rows is None:
+            raise RuntimeError("custom_op_usage: report() is available after the with block ends")
+        return _format_rows(list(self._rows), format)
