@@ -74,3 +74,13 @@ def get_context(key):
 def device_target():
     """The current device target; read on every op call, so kept trivial."""
     return _settings["device_target"]
+
+
+def debug_enabled():
+    """Whether ``MSCUSTOM_DEBUG`` asks for debug checks (set and not "0"/"false"/"no"/"off"/empty).
+
+    Read when a kernel is bound for a signature (not per call): aot outputs
+    then get guard zones checked after every call.
+    """
+    import os
+    return os.environ.get("MSCUSTOM_DEBUG", "").strip().lower() not in ("", "0", "false", "no", "off")
