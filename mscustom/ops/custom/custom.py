@@ -178,6 +178,14 @@ class Custom:
                 args = interleave(attrs.get(_TEMPLATE) if attrs else None, in_shapes)
                 return in_shapes, shape_rule.evaluate(args, op.num_outputs)
             op.set_attr("FInferShape", infer_shape)
+        elif hasattr(_kind_module(self.func_type), "infer_shape_rule"):
+            # hook (aot): out_shape=None asks the kernel's library (<Func>InferShape), as MindSpore does
+            rule = _kind_module(self.func_type).infer_shape_rule(self.func, op_name=self.name)
+            specs, op_ref = self._attr_specs, weakref.ref(op)
+
+            def infer_shape(attrs, in_shapes):
+                return in_shapes, rule(attrs, in_shapes, specs, op_ref().num_outputs)
+            op.set_attr("FInferShape", infer_shape)
         if dtype_rule.kind != "none":
             def infer_type(attrs, in_dtypes):
                 args = interleave(attrs.get(_TEMPLATE) if attrs else None, in_dtypes)
