@@ -286,8 +286,9 @@ class _FileLock:
 
     def _break(self, holder, state, waited):
         """Replace the lock file: the stuck holder keeps a lock on a file nobody else opens."""
-        what = {"T": "stopped", "t": "stopped (traced)"}.get(state, f"in state {state}" if state else "")
-        who = f"pid {holder}" + (f", {what}" if what else "") if holder else "an unknown process"
+        what = {"T": "stopped", "t": "stopped by a tracer", "R": "running", "S": "sleeping",
+                "D": "in uninterruptible sleep", "Z": "a zombie"}.get(state, state)
+        who = f"pid {holder}" + (f" ({what})" if what else "") if holder else "an unknown process"
         warnings.warn(f"{self.who}breaking the build lock '{self.path}' held by {who} "
                       f"after waiting {waited:.1f} s (${TIMEOUT_ENV} sets the limit)", RuntimeWarning,
                       stacklevel=4)
