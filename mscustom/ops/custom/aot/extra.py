@@ -12,6 +12,7 @@ launch see the same object; when the op (its plan) is dropped, the object's
 ``DestructKernelData()`` runs and it is freed.
 """
 
+import os
 import threading
 import weakref
 
@@ -44,6 +45,15 @@ int ms_extra_infer_many(void *, int *, int64_t **, void *, int64_t *, int64_t, i
 _MAX_RANK = 64
 _shims = {}
 _lock = threading.Lock()
+
+
+def _fresh_lock_in_child():
+    global _lock
+    _lock = threading.Lock()      # a fork while another thread builds the shim must not leave it held
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_lock_in_child)
 
 
 class _Shim:

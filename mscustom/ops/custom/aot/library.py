@@ -19,6 +19,7 @@ Which ``extra`` a library's kernels get (decided per library):
 """
 
 import ctypes
+import os
 import re
 import threading
 from collections import namedtuple
@@ -36,6 +37,15 @@ _ROOT_DIR = _PACKAGE_DIR.parent                             # the project root i
 _state = {"ffi": None}
 _libraries = {}
 _lock = threading.RLock()
+
+
+def _fresh_lock_in_child():
+    global _lock
+    _lock = threading.RLock()     # a fork while another thread loads a library must not leave it held
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_lock_in_child)
 
 # what make_kernel / bind need about one kernel symbol
 Opened = namedtuple("Opened", "library path symbol fn init cxx_abi infer_addr")
