@@ -41,7 +41,9 @@ NVCCFLAGS_K := -O3 -std=c++17 -Xcompiler -fPIC $(NVCC_ARCHS)
 KSRC := aot_kernels
 KBUILD := $(KSRC)/build
 KOBJ := $(KBUILD)/obj
-KHDR := $(KSRC)/mscustom_aot.h
+# The ABI headers ship inside the package; aot_kernels/mscustom_aot.h is a thin include of them.
+KINC := mscustom/include
+KHDR := $(KINC)/mscustom_aot.h $(KINC)/custom_aot_extra.h
 KLIB := $(KBUILD)/libkernels.so
 KCUDALIB := $(KBUILD)/libkernels_cuda.so
 
@@ -70,15 +72,15 @@ endif
 # files add any other included header after the first build).
 $(KOBJ)/%.c.o: $(KSRC)/%.c $(KHDR)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_K) -I$(KSRC) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_K) -I$(KINC) -I$(KSRC) -MMD -MP -c $< -o $@
 
 $(KOBJ)/%.cc.o: $(KSRC)/%.cc $(KHDR)
 	@mkdir -p $(@D)
-	$(CXX) $(CXXFLAGS_K) -I$(KSRC) -MMD -MP -c $< -o $@
+	$(CXX) $(CXXFLAGS_K) -I$(KINC) -I$(KSRC) -MMD -MP -c $< -o $@
 
 $(KOBJ)/%.cu.o: $(KSRC)/%.cu $(KHDR)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS_K) -I$(KSRC) -MMD -MP -c $< -o $@
+	$(NVCC) $(NVCCFLAGS_K) -I$(KINC) -I$(KSRC) -MMD -MP -c $< -o $@
 
 # Linked with the C++ driver so C++ objects get libstdc++.
 $(KLIB): $(C_OBJS) $(CXX_OBJS)

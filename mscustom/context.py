@@ -88,11 +88,11 @@ DEBUG_ENV = "MSCUSTOM_DEBUG"
 def debug_enabled():
     """Whether debug checks are on: ``MSCUSTOM_DEBUG=1`` in the environment or ``set_context(debug=True)``.
 
-    In debug mode jit kernels are compiled with bounds checking and their
-    outputs are surrounded by guard zones (see ``ops.custom.jit``). Read when a
+    In debug mode jit kernels are compiled with bounds checking, and jit and
+    CPU aot outputs are surrounded by guard zones checked after every call. Read when a
     kernel is bound for a signature, not on every call.
     """
     if _settings.get("debug"):
         return True
     import os
-    return os.environ.get(DEBUG_ENV, "") not in ("", "0")
+    return os.environ.get(DEBUG_ENV, "").strip().lower() not in ("", "0", "false", "no", "off")

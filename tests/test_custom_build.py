@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mscustom.ops.custom import build
+from mscustom.ops.custom.aot import build
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -123,7 +123,7 @@ def test_cache_dir_follows_the_environment(tmp_path, monkeypatch):
 
 _BUILDER = """
 import sys
-from mscustom.ops.custom import build
+from mscustom.ops.custom.aot import build
 path = build.build_library(sys.argv[1], cache=sys.argv[2])
 print(path, build.stats["compiles"])
 """
@@ -140,8 +140,9 @@ def test_two_processes_building_the_same_source_share_one_library(tmp_path):
     paths = {out.split()[0] for out, _ in results}
     compiles = sorted(int(out.split()[1]) for out, _ in results)
     assert len(paths) == 1 and compiles == [0, 1]      # one built it, the other waited and reused it
-    files = sorted(p.name for p in cache.iterdir() if not p.name.endswith(".lock"))
+    files = sorted(p.name for p in cache.iterdir() if not p.name.endswith((".lock", ".sum")))
     assert files == [Path(paths.pop()).name]          # no temporary files left
+    assert build.verify_entry(cache / files[0])        # published with its checksum
     np.testing.assert_allclose(_call_twice(cache / files[0], np.array([1.0])), [5.0])
 
 

@@ -13,7 +13,7 @@ Numba's other threading layers. ``fork()`` copies only the calling thread.
   The hook below calls it just before ``os.fork()``, so the child starts its
   own threads and runs parallel regions at full speed; the parent pays a
   thread start (tens of microseconds) on its next parallel region.
-  ``aot_kernels/mscustom_aot.h`` does the same in C (``pthread_atfork``) for
+  ``mscustom/include/mscustom_aot.h`` does the same in C (``pthread_atfork``) for
   forks that do not go through Python.
 - Numba's ``omp`` layer knows libgomp is not fork-safe: it records the pid of
   the process that launched it and terminates a direct child that runs a

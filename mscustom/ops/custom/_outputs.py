@@ -8,6 +8,8 @@ placeholder of shape (1,) that the call returns; ``out_dtype`` with an empty
 ``out_shape`` (``()`` or ``[]``) is one scalar output.
 """
 
+import weakref
+
 import numpy as np
 
 from ... import dtype as _dt
@@ -81,6 +83,23 @@ def resolve_structure(shape_rule, dtype_rule, shapes, dtypes, n_reg):
     if container is None:
         return n_reg, None
     return n, container
+
+
+def install_kind_shape_rule(op, kind, func, attr_specs, op_name):
+    """Without ``out_shape``, a kind may infer shapes itself (aot asks the library's ``<Func>InferShape``).
+
+    ``attr_specs`` is the op's live list, filled as kernels are added.
+    """
+    loaded = kind.loaded() if hasattr(kind, "loaded") else kind
+    make_rule = getattr(loaded, "infer_shape_rule", None)
+    if make_rule is None:
+        return
+    rule = make_rule(func, op_name=op_name)
+    op_ref = weakref.ref(op)
+
+    def infer_shape(attrs, in_shapes):
+        return in_shapes, rule(attrs, in_shapes, attr_specs, op_ref().num_outputs)
+    op.set_attr("FInferShape", infer_shape)
 
 
 def install_rules(op, shape_rule, dtype_rule, op_name):

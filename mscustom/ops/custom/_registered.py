@@ -5,7 +5,7 @@ their module loads when the first op of that kind is made.
 """
 
 from . import pyfunc  # noqa: F401  (registers "pyfunc")
-from .kind import LazyKind, ModuleKind, register_kind
+from .kind import LazyKind, register_kind
 
 
 def _jit():
@@ -15,9 +15,8 @@ def _jit():
 
 def _aot():
     from . import aot
-    return aot
+    return aot.KIND
 
 
 register_kind(LazyKind("jit", _jit, options=("launch", "parallel", "debug"), default_targets=("CPU", "GPU")))
-# aot is still a make_kernel module; its package will register a kind class of its own
-register_kind(ModuleKind("aot", _aot, options=(), default_targets=None))
+register_kind(LazyKind("aot", _aot, options=(), default_targets=None))

@@ -113,6 +113,8 @@ class Custom:
         self._op = OpDef(self.name, num_outputs=n_out)
         self._op.describe(f"ops.Custom {func_type} op '{self.name}'")
         _outputs.install_rules(self._op, self._shape_rule, self._dtype_rule, self.name)
+        if self._shape_rule.kind == "none":
+            _outputs.install_kind_shape_rule(self._op, kind, self.func, self._attr_specs, self.name)
         self._op.set_attr("FGradient", _bprop.make_fgradient(self.name, func_type, self.bprop))
         self._add_kernels(func, kind, infos, options)
         self._arity = _arity.find_arity(kind, self._sources[0][0], self._shape_rule, self._dtype_rule,

@@ -4,8 +4,10 @@ Calling a C symbol through cffi costs about 1 µs more than the kernel, most
 of it spent turning each array into a pointer (``ffi.from_buffer``). This
 module compiles, once per tuple of array types (cached on disk by Numba), a
 tiny ``nogil`` function that reads the arrays' data pointers, writes them into
-a ``void *[]`` and calls the symbol by address, for about 0.3 µs. ``aot.py``
-switches a plan to it after the plan's first calls (see ``aot.CALLER_ENV``).
+a ``void *[]`` and calls the symbol by address, for about 0.3 µs. The aot
+kind's CPU runner (``ops/custom/aot/runners.py``) switches a plan to it after
+the plan's first calls (see ``aot.CALLER_ENV``), when
+``mscustom._numba_private.supported()``.
 
 ``meta`` (int64): ``[address, nparam, ndims*, shapes*, dtypes*, stream, extra*,
 narrays, slot of array 0, ..., slot of array narrays-1, then nparam base
@@ -20,7 +22,7 @@ from llvmlite import ir
 from numba import from_dtype, literal_unroll, njit, types
 from numba.extending import intrinsic
 
-from . import _numba_cache
+from ..ops.custom import _numba_cache
 
 __all__ = ["compile_caller", "make_meta", "NOT_CONTIGUOUS"]
 
@@ -66,7 +68,7 @@ def make_meta(address, nparam, ndims, shapes, dtypes, stream, extra, slots, base
 def compile_caller(np_dtypes, ndims):
     """The compiled entry point ``caller(meta, arrays_tuple) -> int`` for these arrays.
 
-    Raises Numba's errors when it cannot type an array (``aot.py`` then
+    Raises Numba's errors when it cannot type an array (the runner then
     keeps calling through cffi).
     """
     arrays = types.Tuple([types.Array(from_dtype(np.dtype(d)), nd, "A") for d, nd in zip(np_dtypes, ndims)])

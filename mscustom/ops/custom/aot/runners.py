@@ -1,0 +1,376 @@
+"""The per-call functions of bound aot kernels: CPU (cffi, then the Numba caller), debug-guarded, GPU.
+
+Every runner has the dispatcher's signature ``run(attrs, inputs, req, outputs)``
+and writes into the preallocated outputs. Given a ``stats`` dict it counts
+calls and seconds itself (the ``make_kernel`` adapter's entries); without one
+the dispatcher's Plan does that.
+
+CPU calls (``$MSCUSTOM_AOT_CALLER``): ``cffi`` fills a prepared ``void *[]``
+with ``ffi.from_buffer`` pointers (no compilation); ``numba`` calls through a
+tiny Numba-compiled caller (``mscustom/_numba_private/aot_caller.py``, about
+1 µs cheaper per call); the default ``auto`` uses cffi for a plan's first 64
+calls and then the Numba caller, prepared in a background thread while the
+plan keeps calling through cffi (``os.fork()`` waits for such a thread). The
+Numba caller is used only when ``mscustom._numba_private.supported()``.
+
+``MSCUSTOM_DEBUG=1`` (``mscustom.context.debug_enabled()``, read when a plan
+is bound): every output is written into a buffer with guard zones before and
+after it, checked when the kernel returns, so an overrun raises an error
+naming the op, the output and how far it wrote.
+"""
+
+import ctypes
+import os
+import threading
+import time
+
+import numpy as np
+
+from . import abi as _abi
+
+__all__ = ["cpu_runner", "debug_runner", "CudaDevice", "CALLER_ENV", "TIER_UP_CALLS", "join_tier_ups"]
+
+CALLER_ENV = "MSCUSTOM_AOT_CALLER"
+NOT_CONTIGUOUS = -0x7FFF0001   # what the Numba caller returns instead of calling with a non-contiguous array
+TIER_UP_CALLS = 64             # cffi calls of one plan before it switches to the Numba caller
+GUARD_BYTE = 0xA5
+_perf = time.perf_counter
+
+_tier_ups = set()              # background threads compiling a Numba caller (joined before a fork)
+_tier_ups_lock = threading.Lock()
+
+
+def join_tier_ups():
+    """Before os.fork(): let caller compilations finish, so no child inherits Numba's locks held."""
+    with _tier_ups_lock:
+        pending = list(_tier_ups)
+    for t in pending:
+        t.join(timeout=60)
+
+
+if hasattr(os, "register_at_fork"):
+    # Modules that register fork hooks when imported must not first be imported by a tier-up
+    # thread while the hooks run (their "after" hook would run without their "before"):
+    # Numba's import chain brings logging and random.
+    import logging  # noqa: F401,E402
+    import random  # noqa: F401,E402
+    os.register_at_fork(before=join_tier_ups)
+
+
+class Call:
+    """What a runner needs of one bound signature (built by ``kind.py``)."""
+
+    __slots__ = ("op_name", "symbol", "path", "ffi", "fn", "descs", "extra", "cpp", "workspace", "keep",
+                 "c_header")
+
+    def fail(self, rc):
+        raise RuntimeError(f"op '{self.op_name}': AOT kernel '{self.symbol}' ({self.path}) returned error code "
+                           f"{_abi.code(rc, self.c_header)}")
+
+    def check_extra(self):
+        if self.cpp is not None:
+            self.cpp.check(f"AOT kernel '{self.symbol}'")
+
+
+def caller_policy(op_name):
+    policy = os.environ.get(CALLER_ENV, "auto") or "auto"
+    if policy not in ("auto", "cffi", "numba"):
+        raise ValueError(f"op '{op_name}': ${CALLER_ENV} must be 'auto', 'cffi' or 'numba', got {policy!r}")
+    return policy
+
+
+def _fixed_pointers(call):
+    """param index -> pointer for what never changes between calls: scalar arguments, workspace."""
+    ffi = call.ffi
+    fixed = [(k, ffi.from_buffer(a)) for k, a in call.descs.scalars.items()]
+    base = call.descs.n
+    fixed += [(base + j, ffi.from_buffer(w)) for j, w in enumerate(call.workspace)]
+    call.keep.append(call.descs.scalars)
+    return fixed
+
+
+def cpu_runner(call, stats):
+    """The per-call function on host memory: pass the data pointers, call, check the code."""
+    ffi, descs, fn, fail = call.ffi, call.descs, call.fn, call.fail
+    from_buffer, null, perf = ffi.from_buffer, ffi.NULL, _perf
+    contiguous = np.ascontiguousarray
+    slots, out_slots = descs.slots, descs.out_slots
+    n = descs.n + len(call.workspace)
+    ndims, shapes, dtypes, extra = descs.ndims, descs.shapes, descs.dtypes, call.extra
+    fixed = _fixed_pointers(call)
+    array_slots = list(slots) + list(out_slots)
+    check_extra = call.check_extra if call.cpp is not None else None
+
+    def fresh_params():
+        p = ffi.new("void *[]", n)
+        for k, ptr in fixed:
+            p[k] = ptr
+        return p
+
+    params = fresh_params()
+    lock = threading.Lock()
+    acquire, release = lock.acquire, lock.release
+
+    def call_cffi(inputs, outputs):
+        # one prepared array serves the calls; a thread finding it busy takes a fresh one
+        # (and, when the kernel has a workspace, buffers of its own)
+        mine = acquire(False)
+        scratch = None
+        if mine:
+            p = params
+        else:
+            p = fresh_params()
+            if call.workspace:
+                scratch = [np.empty_like(w) for w in call.workspace]
+                for j, buf in enumerate(scratch):
+                    p[descs.n + j] = from_buffer(buf)
+        try:
+            try:
+                for k, a in zip(slots, inputs):
+                    p[k] = from_buffer(a)
+                kept = inputs
+            except ValueError:                          # not C-contiguous: pass contiguous copies
+                kept = [contiguous(a) for a in inputs]
+                for k, a in zip(slots, kept):
+                    p[k] = from_buffer(a)
+            for k, o in zip(out_slots, outputs):
+                p[k] = from_buffer(o)
+            rc = fn(n, p, ndims, shapes, dtypes, null, extra)
+            del kept, scratch
+            return rc
+        finally:
+            if mine:
+                release()
+
+    policy = caller_policy(call.op_name)
+    if call.workspace or check_extra is not None:
+        policy = "cffi"            # per-call workspace buffers and attribute checks stay on the cffi path
+    state = {"caller": "cffi", "countdown": TIER_UP_CALLS if policy == "auto" else -1, "thread": None}
+    fast = meta = None
+    tier_lock = threading.Lock()
+
+    def tier_up():
+        """Compile the Numba caller for this signature; on any failure keep cffi."""
+        nonlocal fast, meta
+        if ffi.sizeof("void *") != 8:
+            return
+        from .... import _numba_private
+        if not _numba_private.supported():
+            state["caller"] = "cffi (the Numba caller was written for Numba 0.68.x)"
+            return
+        try:
+            from ...._numba_private import aot_caller
+            items = [descs.items[k] for k in array_slots]
+            caller = aot_caller.compile_caller([d for _, d in items], [len(s) for s, _ in items])
+        except Exception as exc:                        # e.g. a dtype Numba cannot type
+            state["caller"] = f"cffi (Numba caller unavailable: {type(exc).__name__})"
+            return
+        addr = lambda c: int(ffi.cast("intptr_t", c))  # noqa: E731
+        base = [0] * n
+        for k, ptr in fixed:
+            base[k] = addr(ptr)
+        meta = aot_caller.make_meta(addr(fn), n, addr(ndims), addr(shapes), addr(dtypes), 0,
+                                    addr(extra), array_slots, base)
+        fast = caller
+        state["caller"] = "numba"
+
+    if policy == "numba":
+        tier_up()
+
+    def tier_up_in_background():
+        # Importing Numba and loading (or, the first time on a machine, compiling) the caller
+        # takes 0.01-0.8 s: the plan keeps calling through cffi meanwhile instead of stalling.
+        try:
+            with tier_lock:
+                if fast is None:
+                    tier_up()
+        finally:
+            with _tier_ups_lock:
+                _tier_ups.discard(threading.current_thread())
+
+    def slow(inputs, outputs):
+        """The cffi call; after the plan's first calls, compile the Numba caller (policy "auto")."""
+        rc = call_cffi(inputs, outputs)
+        if check_extra is not None:
+            check_extra()
+        state["countdown"] -= 1
+        if state["countdown"] == 0:
+            state["countdown"] = -1
+            t = threading.Thread(target=tier_up_in_background, name="mscustom-aot-caller", daemon=True)
+            state["thread"] = t
+            with _tier_ups_lock:
+                _tier_ups.add(t)
+            t.start()
+        return rc
+
+    def failed(rc, inputs, outputs):
+        if rc == NOT_CONTIGUOUS and fast is not None:     # the Numba caller refused a non-contiguous array
+            rc = call_cffi(inputs, outputs)
+        if rc:
+            fail(rc)
+
+    # One runner per common arity: building the caller's tuple from fixed positions is
+    # cheaper than unpacking the lists (the per-call path of a tiny kernel is all overhead).
+    if stats is None:
+        def run(attrs, inputs, req, outputs):
+            rc = fast(meta, (*inputs, *outputs)) if fast is not None else slow(inputs, outputs)
+            if rc:
+                failed(rc, inputs, outputs)
+    elif len(slots) == 1 and len(out_slots) == 1:
+        def run(attrs, inputs, req, outputs):
+            t0 = perf()
+            rc = fast(meta, (inputs[0], outputs[0])) if fast is not None else slow(inputs, outputs)
+            if rc:
+                failed(rc, inputs, outputs)
+            stats["calls"] += 1
+            stats["seconds"] += perf() - t0
+    elif len(slots) == 2 and len(out_slots) == 1:
+        def run(attrs, inputs, req, outputs):
+            t0 = perf()
+            rc = (fast(meta, (inputs[0], inputs[1], outputs[0])) if fast is not None
+                  else slow(inputs, outputs))
+            if rc:
+                failed(rc, inputs, outputs)
+            stats["calls"] += 1
+            stats["seconds"] += perf() - t0
+    else:
+        def run(attrs, inputs, req, outputs):
+            t0 = perf()
+            rc = fast(meta, (*inputs, *outputs)) if fast is not None else slow(inputs, outputs)
+            if rc:
+                failed(rc, inputs, outputs)
+            stats["calls"] += 1
+            stats["seconds"] += perf() - t0
+
+    run.state = state                           # {"caller": "cffi" | "numba" | ...}, for tests and tools
+    run.keep = (call, params)             # the C side points into these
+    return run
+
+
+def _guard_size(nbytes):
+    return int(min(max(4096, nbytes), 1 << 20))
+
+
+def debug_runner(call, stats):
+    """``MSCUSTOM_DEBUG=1``: outputs in guarded buffers, checked after every call (cffi only)."""
+    ffi, descs, fn = call.ffi, call.descs, call.fn
+    n = descs.n + len(call.workspace)
+    fixed = _fixed_pointers(call)
+
+    def run(attrs, inputs, req, outputs):
+        t0 = _perf()
+        p = ffi.new("void *[]", n)
+        for k, ptr in fixed:
+            p[k] = ptr
+        kept = [np.ascontiguousarray(a) for a in inputs]
+        for k, a in zip(descs.slots, kept):
+            p[k] = ffi.from_buffer(a)
+        guarded = []
+        for k, o in zip(descs.out_slots, outputs):
+            nbytes = o.nbytes
+            g = _guard_size(nbytes)
+            buf = np.full(nbytes + 2 * g + 64, GUARD_BYTE, np.uint8)
+            start = (-buf.ctypes.data - g) % 64 + g                  # the output keeps 64-byte alignment
+            view = buf[start:start + nbytes].view(o.dtype).reshape(o.shape)
+            p[k] = ffi.from_buffer(view)
+            guarded.append((buf, start, nbytes, view))
+        rc = fn(n, p, descs.ndims, descs.shapes, descs.dtypes, ffi.NULL, call.extra)
+        for j, (buf, start, nbytes, view) in enumerate(guarded):
+            _check_guards(call, j, buf, start, nbytes, outputs[j])
+            outputs[j][...] = view
+        if rc:
+            call.fail(rc)
+        call.check_extra()
+        if stats is not None:
+            stats["calls"] += 1
+            stats["seconds"] += _perf() - t0
+
+    run.state = {"caller": "debug (guarded outputs)"}
+    run.keep = (call,)
+    return run
+
+
+def _check_guards(call, j, buf, start, nbytes, out):
+    after = np.flatnonzero(buf[start + nbytes:] != GUARD_BYTE)
+    before = np.flatnonzero(buf[:start] != GUARD_BYTE)
+    if after.size == 0 and before.size == 0:
+        return
+    where = []
+    if after.size:
+        reach = int(after[-1]) + 1
+        limit = buf.size - start - nbytes
+        where.append(f"{reach} byte(s) past its end" + (" (at least: the guard zone is full)" if reach >= limit else ""))
+    if before.size:
+        where.append(f"{start - int(before[0])} byte(s) before its start")
+    raise RuntimeError(f"op '{call.op_name}': AOT kernel '{call.symbol}' wrote outside output {j} "
+                       f"(shape {list(out.shape)}, {out.dtype}, {nbytes} bytes): {' and '.join(where)}. "
+                       "Check the kernel's loop bounds against shapes[i] and the op's out_shape")
+
+
+class CudaDevice:
+    """Host <-> device copies and the stream for a GPU AOT kernel (numba-cuda)."""
+
+    def __init__(self, op_name, kernel_name):
+        try:
+            from numba import config, cuda
+        except ImportError as exc:
+            raise RuntimeError(f"op '{op_name}': AOT kernel '{kernel_name}' targets GPU, which needs "
+                               f"numba-cuda (pip install numba-cuda): {exc}") from exc
+        if config.ENABLE_CUDASIM:
+            raise RuntimeError(f"op '{op_name}': AOT kernel '{kernel_name}' targets GPU, but Numba's "
+                               "CUDA simulator (NUMBA_ENABLE_CUDASIM=1) cannot run compiled CUDA "
+                               "libraries; unset it on a machine with a GPU, or ms.set_device('CPU')")
+        if not cuda.is_available():
+            raise RuntimeError(f"op '{op_name}': AOT kernel '{kernel_name}' targets GPU, but no CUDA "
+                               "device is available; run on a machine with a GPU or call "
+                               "ms.set_device('CPU') and use a CPU kernel")
+        self.cuda = cuda
+        self.stream = cuda.stream()
+
+    def runner(self, call, stats):
+        """Copy inputs to the device, call the kernel on device pointers, copy outputs back."""
+        cuda, stream, ffi, descs = self.cuda, self.stream, call.ffi, call.descs
+        fn, fail, perf = call.fn, call.fail, _perf
+        n = descs.n + len(call.workspace)
+        stream_ptr = ffi.cast("void *", _stream_handle(stream))
+        d_fixed = [(k, cuda.to_device(a, stream=stream)) for k, a in descs.scalars.items()]
+        d_fixed += [(descs.n + j, cuda.device_array(w.shape, w.dtype, stream=stream))
+                    for j, w in enumerate(call.workspace)]
+
+        def run(attrs, inputs, req, outputs):
+            t0 = perf()
+            p = ffi.new("void *[]", n)
+            d_in = [cuda.to_device(np.ascontiguousarray(a), stream=stream) for a in inputs]
+            d_out = [cuda.device_array(o.shape, o.dtype, stream=stream) for o in outputs]
+            for k, d in d_fixed:
+                p[k] = ffi.cast("void *", _device_ptr(d))
+            for k, d in zip(descs.slots, d_in):
+                p[k] = ffi.cast("void *", _device_ptr(d))
+            for k, d in zip(descs.out_slots, d_out):
+                p[k] = ffi.cast("void *", _device_ptr(d))
+            rc = fn(n, p, descs.ndims, descs.shapes, descs.dtypes, stream_ptr, call.extra)
+            if rc:
+                stream.synchronize()
+                fail(rc)
+            for d, o in zip(d_out, outputs):
+                d.copy_to_host(o, stream=stream)
+            stream.synchronize()
+            call.check_extra()
+            if stats is not None:
+                stats["calls"] += 1
+                stats["seconds"] += perf() - t0
+
+        run.keep = (call, d_fixed)
+        return run
+
+
+def _device_ptr(devary):
+    return devary.__cuda_array_interface__["data"][0]
+
+
+def _stream_handle(stream):
+    """The integer cudaStream_t of a numba-cuda stream (ctypes or cuda-python bindings)."""
+    handle = stream.handle
+    if isinstance(handle, ctypes.c_void_p):
+        return handle.value or 0
+    return int(handle)
