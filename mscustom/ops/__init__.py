@@ -8,3 +8,4 @@ from ..autograd import GradOperation
 from .custom import Custom, CustomRegOp, DataType, custom_info_register, custom_op_report, custom_op_usage
 
 _tensor._F = functional
+from .custom.hybrid import kernel, ms_kernel

@@ -48,9 +48,10 @@ from .rules import BIG, OutputRule, is_dtype, is_shape, positional_range, result
 
 __all__ = ["Custom", "custom_op_report", "custom_op_usage", "KernelStat", "OpKernelStat", "FUNC_TYPES"]
 
-FUNC_TYPES = ("pyfunc", "jit", "aot")
-_OPTIONS = {"pyfunc": (), "jit": ("launch", "parallel", "debug"), "aot": ()}
-_DEFAULT_TARGETS = {"pyfunc": ("CPU", "GPU"), "jit": ("CPU", "GPU")}
+FUNC_TYPES = ("pyfunc", "jit", "aot", "hybrid", "akg")
+_OPTIONS = {"pyfunc": (), "jit": ("launch", "parallel", "debug"), "aot": (), "hybrid": (), "akg": ()}
+_DEFAULT_TARGETS = {"pyfunc": ("CPU", "GPU"), "jit": ("CPU", "GPU"), "hybrid": ("CPU", "GPU"),
+                    "akg": ("CPU", "GPU")}
 _TEMPLATE = _common.TEMPLATE_KEY
 _NO_ATTRS = {}                   # shared by every all-tensor call of an op without attributes; never mutated
 
@@ -72,6 +73,8 @@ def _default_name(func):
 
 
 def _kind_module(func_type):
+    if func_type in ("hybrid", "akg"):                      # hybrid DSL kind (ops/custom/hybrid/)
+        return importlib.import_module(".hybrid.kind", __package__)
     return importlib.import_module(f".{func_type}", __package__)
 
 
@@ -102,8 +105,15 @@ class Custom:
         ms.grad(lambda t: sq(t).sum())(ms.Tensor([1.0, 4.0]))      # [2., 8.]
     """
 
-    def __init__(self, func, out_shape=None, out_dtype=None, func_type="pyfunc", bprop=None,
+    def __init__(self, func, out_shape=None, out_dtype=None, func_type=None, bprop=None,
                  reg_info=None, *, name=None, **options):
+        # hybrid DSL hook: @kernel functions default to "hybrid"; outputs and bprop are derived from the kernel
+        if func_type is None:
+            func_type = "hybrid" if getattr(func, "ms_kernel_flag", False) else "pyfunc"
+        if func_type in ("hybrid", "akg"):
+            from .hybrid.hook import complete
+            func, out_shape, out_dtype, bprop = complete(func, name or _default_name(func), out_shape,
+                                                         out_dtype, bprop)
         self.func = func
         self.name = name if name is not None else _default_name(func)
         if not isinstance(self.name, str) or not self.name:
@@ -136,7 +146,7 @@ class Custom:
     def _check_func_type(self, func_type):
         if func_type not in FUNC_TYPES:
             raise ValueError(f"op '{self.name}': func_type must be one of {list(FUNC_TYPES)}, got "
-                             f"{func_type!r} (MindSpore's 'hybrid', 'akg', 'tbe', 'aicpu' and 'julia' "
+                             f"{func_type!r} (MindSpore's 'tbe', 'aicpu' and 'julia' "
                              f"kinds do not exist here)")
         return func_type
 
