@@ -26,7 +26,7 @@ from .dsl import BINARY, BUFFERS, CASTS, KEYWORDS, LOOPS, UNARY
 __all__ = ["analyse", "analyse_source", "KernelInfo", "HybridSyntaxError"]
 
 _ARITY = {**{n: 1 for n in UNARY}, **{n: 2 for n in BINARY}, "allocate": (2, 3), "output_tensor": 2,
-          "len": 1, "range": (1, 2), "serial": (1, 2), "vectorize": (1, 2), "parallel": (1, 2),
+          "len": 1, "range": (1, 3), "serial": (1, 2), "vectorize": (1, 2), "parallel": (1, 2),
           "reduce": (1, 2), "grid": 1, "max": (2, 8), "min": (2, 8)}
 
 

@@ -21,7 +21,7 @@ import copy
 
 import numpy as np
 
-from .lower import loop_bounds, loop_kind, lower
+from .lower import loop_bounds, loop_kind, loop_step, lower
 
 __all__ = ["cpu_source", "gpu_stages", "compute_dtype", "rename"]
 
@@ -122,8 +122,11 @@ def _emit(stmts, info, meta, target, indent, lines, parallel_ok=True):
         elif isinstance(s, ast.For):
             start, stop = loop_bounds(s)
             kind = loop_kind(s)
-            rng = "prange" if kind in ("parallel", "grid") and parallel_ok and target == "CPU" else "range"
-            lines.append(f"{pad}for {s.target.id} in {rng}({ast.unparse(start)}, {ast.unparse(stop)}):")
+            step = loop_step(s)
+            rng = "prange" if kind in ("parallel", "grid") and parallel_ok and target == "CPU" and step is None \
+                else "range"
+            tail = f", {ast.unparse(step)}" if step is not None else ""
+            lines.append(f"{pad}for {s.target.id} in {rng}({ast.unparse(start)}, {ast.unparse(stop)}{tail}):")
             _emit(s.body, info, meta, target, indent + 1, lines, parallel_ok)
         elif isinstance(s, ast.If):
             lines.append(f"{pad}if {ast.unparse(s.test)}:")

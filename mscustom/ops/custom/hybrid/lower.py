@@ -15,7 +15,7 @@ Example::
 import ast
 import copy
 
-__all__ = ["lower", "loop_kind", "loop_bounds"]
+__all__ = ["lower", "loop_kind", "loop_bounds", "loop_step"]
 
 
 def loop_kind(node):
@@ -26,6 +26,12 @@ def loop_bounds(node):
     """``(start, stop)`` expressions of a lowered loop."""
     args = node.iter.args
     return args[0], args[1]
+
+
+def loop_step(node):
+    """The step expression of a lowered loop, or None for 1."""
+    args = node.iter.args
+    return args[2] if len(args) > 2 else None
 
 
 class _GridIndex(ast.NodeTransformer):
@@ -48,8 +54,8 @@ class _GridIndex(ast.NodeTransformer):
         return node
 
 
-def _loop(var, start, stop, body, kind, like):
-    it = ast.Call(ast.Name("range", ast.Load()), [start, stop], [])
+def _loop(var, start, stop, body, kind, like, step=None):
+    it = ast.Call(ast.Name("range", ast.Load()), [start, stop] + ([step] if step is not None else []), [])
     node = ast.For(ast.Name(var, ast.Store()), it, body, [])
     ast.copy_location(node, like)
     ast.fix_missing_locations(node)
@@ -104,7 +110,8 @@ def lower(info, meta):
                 body = [_loop(axes[k], ast.Constant(0), stop, body, "grid" if k == 0 else "serial", s)]
             return body[0]
         start, stop = (ast.Constant(0), args[0]) if len(args) == 1 else (args[0], args[1])
-        return _loop(var, start, stop, stmts(s.body) or [ast.Pass()], kind, s)
+        step = args[2] if len(args) == 3 else None
+        return _loop(var, start, stop, stmts(s.body) or [ast.Pass()], kind, s, step)
 
     return stmts(tree.body)
 
