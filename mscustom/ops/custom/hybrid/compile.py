@@ -14,6 +14,7 @@ Example::
 import hashlib
 import importlib.util
 import os
+import sys
 import tempfile
 import threading
 import warnings
@@ -55,6 +56,7 @@ def load_module(source, stem):
             path.write_text(source)
         spec = importlib.util.spec_from_file_location(f"mscustom_hybrid_{stem}_{digest}", path)
         mod = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mod             # Numba's cache and pickling look modules up by name
         spec.loader.exec_module(mod)
         _MODULES[digest] = mod
         return mod
@@ -89,6 +91,9 @@ def cpu_function(source, stem, fname, parallel, argtypes):
     if fn is None:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Cannot cache compiled function", category=NumbaWarning)
-            fn = dispatcher.compile(argtypes)
+            try:
+                fn = dispatcher.compile(argtypes)
+            except (ImportError, EOFError, AttributeError):     # an unreadable cache entry: compile afresh
+                fn = numba.njit(parallel=parallel)(getattr(mod, fname)).compile(argtypes)
     _COMPILED[key] = fn
     return fn

@@ -71,9 +71,23 @@ class HybridKind:
             raise TypeError(f"op '{op_name}': hybrid kernel '{info.name}' takes {len(info.args)} input(s) "
                             f"({', '.join(info.args)}), got {len(sig.in_shapes)}")
         meta = tensor_meta(info, sig.in_shapes, [np.dtype(d) for d in sig.in_dtypes])
+        _agree(op_name, info, meta, sig)
         if target == "GPU":
             return _bind_gpu(func, info, meta, op_name, sig)
         return _bind_cpu(func, info, meta, op_name, sig)
+
+
+def _agree(op_name, info, meta, sig):
+    """A user's out_shape/out_dtype must describe what the kernel declares (its loops write those)."""
+    if sig.out_shapes is None:
+        return
+    for j, name in enumerate(info.returns):
+        shape, dtype = list(meta[name].shape), meta[name].dtype
+        given_s, given_d = list(sig.out_shapes[j]), np.dtype(sig.out_dtypes[j]).name
+        if given_s != shape or given_d != dtype:
+            raise ValueError(f"op '{op_name}': out_shape/out_dtype give output {j} as {given_s} {given_d}, "
+                             f"but hybrid kernel '{info.name}' declares '{name}' as {shape} {dtype}; leave "
+                             f"out_shape and out_dtype out to have them inferred")
 
 
 def _fname(info, func):
