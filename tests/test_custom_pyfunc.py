@@ -276,9 +276,9 @@ def test_unknown_keyword_and_unknown_func_type():
     with pytest.raises(TypeError, match=r"op 'square' got unknown keyword argument\(s\) \['scale'\]; "
                                         r"it has no attributes"):
         sq(ms.Tensor([1.0]), scale=2)
-    with pytest.raises(ValueError, match=r"op 'square': func_type must be one of \['pyfunc', 'jit', 'aot'\], "
-                                         r"got 'hybrid'"):
-        ops.Custom(square, func_type="hybrid")
+    with pytest.raises(ValueError, match=r"op 'square': func_type must be one of \['pyfunc', 'jit', 'aot', "
+                                         r"'hybrid', 'akg'\], got 'julia'"):
+        ops.Custom(square, func_type="julia")
     with pytest.raises(TypeError, match=r"op 'square': unknown keyword argument\(s\) \['launch'\] for "
                                         r"func_type 'pyfunc'"):
         ops.Custom(square, launch=(1, 1))
