@@ -21,6 +21,8 @@ def _blocks():
 @pytest.mark.parametrize("block", list(_blocks()))
 def test_block_runs_alone(block, tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    res = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, env=env, capture_output=True,
+    script = tmp_path / "block.py"          # a file, so kernels that read their own source can
+    script.write_text(block)
+    res = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True,
                          text=True, timeout=240)
     assert res.returncode == 0, res.stderr[-3000:]

@@ -8,3 +8,4 @@ from .operations import *  # noqa: F401,F403  (MindSpore's primitive classes: op
 from .operations import Primitive, PrimitiveWithInfer, PrimitiveWithCheck, prim_attr_register
 from .custom import Custom, CustomRegOp, DataType, custom_info_register, custom_op_report, custom_op_usage
 
+from .custom.hybrid import kernel, ms_kernel

@@ -19,4 +19,13 @@ def _aot():
 
 
 register_kind(LazyKind("jit", _jit, options=("launch", "parallel", "debug"), default_targets=("CPU", "GPU")))
+def _hybrid(name):
+    def load():
+        from .hybrid import kind
+        return kind.HybridKind(name)
+    return load
+
+
+register_kind(LazyKind("hybrid", _hybrid("hybrid"), default_targets=("CPU", "GPU")))
+register_kind(LazyKind("akg", _hybrid("akg"), default_targets=("CPU", "GPU")))
 register_kind(LazyKind("aot", _aot, options=(), default_targets=None))

@@ -55,6 +55,8 @@ def make_fgradient(op_name, func_type, bprop):
         except CustomBpropError:
             raise
         except Exception as exc:
+            if str(exc).startswith(f"op '{op_name}'"):       # already says which op (e.g. a derived bprop)
+                raise
             raise CustomBpropError(f"op '{op_name}': its bprop '{bname}' raised {type(exc).__name__}: "
                                    f"{exc}") from exc
         template = attrs.get(_TEMPLATE) if attrs else None

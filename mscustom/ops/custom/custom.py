@@ -86,10 +86,15 @@ class Custom:
         ms.grad(lambda t: sq(t).sum())(ms.Tensor([1.0, 4.0]))      # [2., 8.]
     """
 
-    def __init__(self, func, out_shape=None, out_dtype=None, func_type="pyfunc", bprop=None,
+    def __init__(self, func, out_shape=None, out_dtype=None, func_type=None, bprop=None,
                  reg_info=None, *, name=None, **options):
         self.name = _validate.check_name(name if name is not None else _validate.default_name(func))
+        if func_type is None:           # MindSpore's default: "hybrid" for @kernel functions, else "pyfunc"
+            func_type = "hybrid" if getattr(func, "ms_kernel_flag", False) else "pyfunc"
         kind = _validate.kind_for(func_type, func, self.name)
+        if func_type in ("hybrid", "akg"):
+            from .hybrid.hook import complete       # outputs and bprop derived from the DSL kernel
+            func, out_shape, out_dtype, bprop = complete(func, self.name, out_shape, out_dtype, bprop)
         _validate.check_options(kind, func_type, options, self.name)
         self.func_type = func_type
         self.bprop = _validate.check_bprop(bprop, self.name)

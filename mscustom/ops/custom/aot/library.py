@@ -188,7 +188,8 @@ def open_kernel(func, op_name):
         mangled = library.mangled(symbol)
         hint = (f"; the library has the C++ name {mangled[0]!r}: declare the kernel extern \"C\" "
                 f"(extern \"C\" int {symbol}(int nparam, void **params, ...)) so its name is not mangled"
-                if mangled else "")
+                if mangled else "; expected the library to export that kernel: check the name after ':' "
+                "in func (path:FuncName)")
         raise ValueError(f"op '{op_name}': symbol '{symbol}' not found in AOT library '{found}'{hint}: "
                          f"{exc}") from exc
     try:

@@ -1,0 +1,443 @@
+"""Reverse-mode gradients of hybrid kernels, emitted as another hybrid kernel.
+
+``gradient_source(info, meta)`` writes, for one input signature, the DSL text
+of ``<name>_grad(*inputs, *outputs, *output_grads)`` returning one gradient
+per input. Its body is:
+
+1. the forward loop nest again (outputs become ``allocate`` buffers), so the
+   final values of outputs and temporaries are at hand;
+2. one adjoint buffer per float output/temporary, the output gradients copied
+   into those of the outputs;
+3. the reverse sweep: statements in reverse order, loops counting down; a store
+   ``T[i] = e`` becomes ``t = dT[i]; dT[i] = 0`` then ``dR[j] += t * de/dR[j]``
+   for every element or scalar ``e`` reads (so accumulations such as
+   ``c[i] = c[i] + ...`` and reads of a temporary are handled).
+
+Values a partial derivative needs (a scalar, a temporary written in the loop
+body, an index) are recomputed in the reverse sweep from the statements that
+precede the read in its block (a backward slice), or taken from the forward
+pass when nothing writes them afterwards. What cannot be differentiated this
+way is refused with the kernel's file and line: a store whose index reads
+tensor data, a value carried across loop iterations and read non-linearly,
+a temporary updated from itself and read non-linearly, loops with a step.
+
+Example::
+
+    bprop = make_bprop(my_kernel, "my_op")       # bprop(*inputs, out, dout) -> gradients
+"""
+
+import ast
+import itertools
+import math
+import types
+
+import numpy as np
+
+from .check import analyse_source
+from .dsl import CASTS, HybridFunction, RUNTIME
+from .lower import loop_bounds, loop_step, lower
+
+__all__ = ["gradient_source", "make_bprop", "HybridGradError"]
+
+_ZERO_GRAD = {"floor", "ceil", "trunc", "round", "sign", "isnan", "isinf", "isfinite", "ceil_div", "len",
+              "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+_FLOAT_CASTS = {"float16", "float32", "float64"}
+
+
+class HybridGradError(RuntimeError):
+    """A hybrid kernel cannot be differentiated automatically; the message says where and suggests bprop=."""
+
+
+def _u(node):
+    return ast.unparse(node)
+
+
+def _names(node):
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+class _Grad:
+    def __init__(self, info, meta, op_name):
+        self.info, self.meta, self.op_name = info, meta, op_name
+        self.counter = itertools.count()
+        self.inputs = set(info.args)
+        self.tensors = set(info.args) | set(info.decls)
+        self.loop_vars = set()
+        self.scalar_home = {}            # scalar -> id of the block (list) that declares it
+        self.top_scalars = set()
+
+    def fail(self, node, message):
+        raise HybridGradError(
+            f"op '{self.op_name}': cannot derive the gradient of hybrid kernel '{self.info.name}' "
+            f"({self.info.where(node)}): {message}; pass bprop= to ops.Custom to give it by hand")
+
+    def is_float(self, name):
+        d = self.meta[name].dtype if name in self.meta else None
+        return d is not None and np.dtype(d).kind == "f"
+
+    # ------------------------------------------------------------ names
+    def adj(self, name):
+        """The adjoint of a tensor or scalar."""
+        if name in self.inputs:
+            return f"_dx_{name}"
+        return f"_d_{name}"
+
+    def rn(self, node):
+        """Reverse-sweep spelling of an expression: block-local scalars get a '_b' suffix."""
+        node = ast.parse(_u(node), mode="eval").body if not isinstance(node, str) else ast.parse(node, mode="eval").body
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and n.id in self.scalar_home and n.id not in self.top_scalars:
+                n.id = n.id + "_b"
+        return _u(node)
+
+    def scalar(self, name):
+        return name not in self.tensors and name not in self.loop_vars and name not in RUNTIME
+
+    # ------------------------------------------------------------ derivatives
+    def walk(self, e, seed, out):
+        """Append ``(leaf, partial)`` for every differentiable read of ``e``; ``seed`` is d(result)."""
+        if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and e.value.id in self.tensors:
+            if self.is_float(e.value.id):
+                out.append((e, seed))
+        elif isinstance(e, ast.Name):
+            if self.scalar(e.id):
+                out.append((e, seed))
+        elif isinstance(e, ast.BinOp):
+            l, r = _u(e.left), _u(e.right)
+            op = type(e.op)
+            if op is ast.Add:
+                self.walk(e.left, seed, out)
+                self.walk(e.right, seed, out)
+            elif op is ast.Sub:
+                self.walk(e.left, seed, out)
+                self.walk(e.right, f"(-({seed}))", out)
+            elif op is ast.Mult:
+                self.walk(e.left, f"({seed}) * ({r})", out)
+                self.walk(e.right, f"({seed}) * ({l})", out)
+            elif op is ast.Div:
+                self.walk(e.left, f"({seed}) / ({r})", out)
+                self.walk(e.right, f"(-({seed}) * ({l}) / (({r}) * ({r})))", out)
+            elif op is ast.Pow:
+                self._pow(e.left, e.right, seed, out)
+            elif op in (ast.FloorDiv, ast.Mod, ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift):
+                pass                                           # piecewise constant / integer: no gradient
+            else:
+                self.fail(e, f"no derivative for the operator in {_u(e)!r}")
+        elif isinstance(e, ast.UnaryOp):
+            if isinstance(e.op, ast.USub):
+                self.walk(e.operand, f"(-({seed}))", out)
+            elif isinstance(e.op, ast.UAdd):
+                self.walk(e.operand, seed, out)
+        elif isinstance(e, ast.IfExp):
+            c = _u(e.test)
+            self.walk(e.body, f"(({seed}) if ({c}) else 0.0)", out)
+            self.walk(e.orelse, f"(0.0 if ({c}) else ({seed}))", out)
+        elif isinstance(e, ast.Call):
+            self._call(e, seed, out)
+        # constants, comparisons, x.shape[...]: no gradient
+
+    def _pow(self, x, y, seed, out):
+        xs, ys = _u(x), _u(y)
+        if isinstance(y, ast.Constant):
+            self.walk(x, f"({seed}) * ({ys}) * power({xs}, {ys} - 1)", out)
+        else:
+            self.walk(x, f"({seed}) * ({ys}) * power({xs}, ({ys}) - 1)", out)
+            self.walk(y, f"({seed}) * log({xs}) * power({xs}, {ys})", out)
+
+    def _call(self, e, seed, out):
+        f, a = e.func.id, e.args
+        x = _u(a[0]) if a else ""
+        unary = {"sqrt": f"({seed}) * 0.5 / sqrt({x})",
+                 "rsqrt": f"(-0.5) * ({seed}) * rsqrt({x}) / ({x})",
+                 "exp": f"({seed}) * exp({x})", "log": f"({seed}) / ({x})",
+                 "sin": f"({seed}) * cos({x})", "cos": f"(-({seed})) * sin({x})",
+                 "tanh": f"({seed}) * (1.0 - tanh({x}) * tanh({x}))",
+                 "abs": f"({seed}) * sign({x})", "expm1": f"({seed}) * exp({x})",
+                 "atan": f"({seed}) / (1.0 + ({x}) * ({x}))",
+                 "erf": f"({seed}) * {2.0 / math.sqrt(math.pi)!r} * exp(-({x}) * ({x}))"}
+        if f in unary:
+            self.walk(a[0], unary[f], out)
+        elif f in _FLOAT_CASTS:
+            self.walk(a[0], seed, out)
+        elif f == "power":
+            self._pow(a[0], a[1], seed, out)
+        elif f in ("max", "min") and len(a) == 2:
+            y = _u(a[1])
+            cmp = ">=" if f == "max" else "<="
+            self.walk(a[0], f"(({seed}) if ({x}) {cmp} ({y}) else 0.0)", out)
+            self.walk(a[1], f"(0.0 if ({x}) {cmp} ({y}) else ({seed}))", out)
+        elif f == "atan2":
+            y = _u(a[1])
+            self.walk(a[0], f"({seed}) * ({y}) / (({x}) * ({x}) + ({y}) * ({y}))", out)
+            self.walk(a[1], f"(-({seed})) * ({x}) / (({x}) * ({x}) + ({y}) * ({y}))", out)
+        elif f in _ZERO_GRAD:
+            pass
+        else:
+            self.fail(e, f"no derivative for {f}() with {len(a)} argument(s)")
+
+    # ------------------------------------------------------------ read/write sets
+    def writes(self, s):
+        w = set()
+        for n in ast.walk(s) if not isinstance(s, list) else itertools.chain.from_iterable(ast.walk(x) for x in s):
+            if isinstance(n, ast.Assign):
+                t = n.targets[0]
+                w.add(t.value.id if isinstance(t, ast.Subscript) else t.id)
+        return w
+
+    def self_writes(self, s):
+        """Names some store or assignment in ``s`` both writes and reads."""
+        found = set()
+        for n in ast.walk(s):
+            if isinstance(n, ast.Assign):
+                t = n.targets[0]
+                name = t.value.id if isinstance(t, ast.Subscript) else t.id
+                if name in _names(n.value):
+                    found.add(name)
+        return found
+
+    def dependent(self, names):
+        """Of ``names``, those whose values the reverse sweep must make sure of (not inputs, loop vars)."""
+        return {n for n in names if (n in self.tensors and n not in self.inputs) or self.scalar(n)}
+
+    # ------------------------------------------------------------ reverse sweep
+    def rev_block(self, stmts, top):
+        """``(lines, needs)``: reverse-sweep lines of a block and values it needs from enclosing blocks."""
+        declared = [s.targets[0].id for s in stmts if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name)
+                    and self.scalar_home.get(s.targets[0].id) == id(stmts)]
+        lines = [f"{self.adj(n)} = 0.0" for n in dict.fromkeys(declared)]
+        unresolved = {}
+        for k in reversed(range(len(stmts))):
+            s = stmts[k]
+            body, needs = self.rev_stmt(s)
+            if not body:
+                continue
+            prefix = stmts[:k]
+            slice_lines, rest = self.slice(prefix, needs, s, stmts, top)
+            lines += slice_lines + body
+            for n, node in rest.items():
+                unresolved.setdefault(n, node)
+        return lines, unresolved
+
+    def slice(self, prefix, needs, s, block, top):
+        """Forward statements of ``prefix`` that recompute ``needs``; and the needs left for the enclosing block."""
+        needs = dict(needs)
+        for n, node in needs.items():
+            if n in self.writes(s) and not (isinstance(s, ast.Assign)):
+                self.fail(node, f"'{n}' is read non-linearly (or as an index) inside a loop that also writes it "
+                                f"(a value carried across iterations)")
+        if top:
+            # the forward pass's final values serve, as long as nothing writes them later
+            for n, node in needs.items():
+                later = self.writes(block[block.index(s):]) if s in block else set()
+                if n in later and not (isinstance(s, ast.Assign) and n in self.writes(s)
+                                       and n not in self.writes(block[block.index(s) + 1:])):
+                    self.fail(node, f"'{n}' is read non-linearly (or as an index) but written again afterwards")
+            return [], {}
+        wanted = set(needs)
+        chosen = []
+        for p in reversed(prefix):
+            w = self.writes(p)
+            if w & wanted:
+                chosen.append(p)
+                wanted |= self.dependent(_names(p)) - w
+                for n in self.self_writes(p) & w:
+                    if n in self.tensors:
+                        self.fail(p, f"'{n}' is updated from itself and its value is needed by the gradient")
+                    if self.scalar_home.get(n) != id(block):
+                        self.fail(p, f"the scalar '{n}' carries a value across loop iterations and is read "
+                                     f"non-linearly")
+        chosen.reverse()
+        written = self.writes(chosen)
+        rest = {n: needs.get(n, s) for n in wanted - written}
+        lines = []
+        for p in chosen:
+            lines += self.forward_lines(p, rename=True)
+        return lines, rest
+
+    def forward_lines(self, s, rename=False, indent=0):
+        pad = "    " * indent
+        r = self.rn if rename else _u
+        if isinstance(s, ast.For):
+            start, stop = loop_bounds(s)
+            step = loop_step(s)
+            tail = f", {r(step)}" if step is not None else ""
+            out = [f"{pad}for {s.target.id} in range({r(start)}, {r(stop)}{tail}):"]
+            for b in s.body:
+                out += self.forward_lines(b, rename, indent + 1)
+            return out
+        if isinstance(s, ast.If):
+            out = [f"{pad}if {r(s.test)}:"]
+            for b in s.body:
+                out += self.forward_lines(b, rename, indent + 1)
+            if s.orelse:
+                out.append(f"{pad}else:")
+                for b in s.orelse:
+                    out += self.forward_lines(b, rename, indent + 1)
+            return out
+        if isinstance(s, ast.Pass):
+            return [f"{pad}pass"]
+        t = s.targets[0]
+        if isinstance(t, ast.Name) and t.id in self.info.decls:
+            if rename:
+                self.fail(s, "a tensor declared inside a loop is needed again by the gradient")
+            call = s.value
+            return [f"{pad}{t.id} = allocate({_u(call.args[0])}, {_u(call.args[1])})"]
+        return [f"{pad}{r(t)} = {r(s.value)}"]
+
+    def rev_stmt(self, s):
+        """``(lines, needs)`` of one statement's adjoint."""
+        if isinstance(s, ast.Pass):
+            return [], {}
+        if isinstance(s, ast.For):
+            if loop_step(s) is not None:
+                self.fail(s, "loops with a step cannot be reversed")
+            body, needs = self.rev_block(s.body, False)
+            if not body:
+                return [], {}
+            start, stop = loop_bounds(s)
+            for n in self.dependent(_names(start) | _names(stop)):
+                needs.setdefault(n, s)
+            head = f"for {s.target.id} in range(({self.rn(stop)}) - 1, ({self.rn(start)}) - 1, -1):"
+            return [head] + ["    " + b for b in body], needs
+        if isinstance(s, ast.If):
+            b1, n1 = self.rev_block(s.body, False)
+            b2, n2 = self.rev_block(s.orelse, False)
+            if not b1 and not b2:
+                return [], {}
+            needs = {**n1, **n2}
+            for n in self.dependent(_names(s.test)):
+                needs.setdefault(n, s)
+            lines = [f"if {self.rn(s.test)}:"] + ["    " + b for b in (b1 or ["pass"])]
+            if b2:
+                lines += ["else:"] + ["    " + b for b in b2]
+            return lines, needs
+        t = s.targets[0]
+        if isinstance(t, ast.Name) and t.id in self.info.decls:
+            return [], {}
+        if isinstance(t, ast.Subscript):
+            name, idx = t.value.id, t.slice
+            if any(n in self.tensors for n in _names(idx)):
+                self.fail(s, f"the store into '{name}' has an index that depends on tensor data "
+                             f"({_u(idx)!r})")
+            if not self.is_float(name):
+                return [], {}
+            target = f"{self.adj(name)}[{self.rn(idx)}]"
+            needs = {n: s for n in self.dependent(_names(idx))}
+        else:
+            name = t.id
+            target = self.adj(name)
+            needs = {}
+        tmp = f"_t{next(self.counter)}"
+        lines = [f"{tmp} = {target}", f"{target} = 0.0"]
+        reads = []
+        self.walk(s.value, tmp, reads)
+        for leaf, partial in reads:
+            pnode = ast.parse(partial, mode="eval").body
+            for n in self.dependent(_names(pnode)) - {tmp}:
+                needs.setdefault(n, s)
+            if isinstance(leaf, ast.Subscript):
+                rname = leaf.value.id
+                for n in self.dependent(_names(leaf.slice)):
+                    needs.setdefault(n, s)
+                dst = f"{self.adj(rname)}[{self.rn(leaf.slice)}]"
+            else:
+                dst = self.adj(leaf.id)
+            lines.append(f"{dst} = {dst} + {self.rn(partial)}")
+        return lines, needs
+
+    # ------------------------------------------------------------ the whole kernel
+    def source(self):
+        info, meta = self.info, self.meta
+        body = lower(info, meta)
+        for s in body:
+            if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name) and s.targets[0].id not in info.decls:
+                self.top_scalars.add(s.targets[0].id)
+        self._homes(body)
+        inplace = [n for n in info.returns if n in info.args]
+        if inplace:
+            self.fail(info.tree, f"it writes its input(s) {inplace} in place")
+        for n, (kind, call) in info.decls.items():
+            if not any(isinstance(s, ast.Assign) and s.targets[0].id == n for s in body
+                       if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name)):
+                if self.is_float(n):
+                    self.fail(call, f"the tensor '{n}' is declared inside a loop; declare it at the top level")
+        outs = list(info.returns)
+        ys = [f"_y_{n}" for n in outs]
+        dys = [f"_dy_{n}" for n in outs]
+        lines = [f"def {info.name}_grad({', '.join(list(info.args) + ys + dys)}):"]
+        add = lambda text: lines.append("    " + text)      # noqa: E731
+        for a in info.args:
+            add(f"_dx_{a} = output_tensor({a}.shape, {a}.dtype)")
+        for s in body:
+            for line in self.forward_lines(s):
+                add(line.replace("output_tensor(", "allocate("))
+        for n, (kind, call) in info.decls.items():
+            if self.is_float(n):
+                add(f"_d_{n} = allocate({n}.shape, {n}.dtype)")
+        for n, dy in zip(outs, dys):
+            if self.is_float(n):
+                add(f"for _g in grid({n}.shape):")
+                add(f"    _d_{n}[_g] = {dy}[_g]")
+        rev, needs = self.rev_block(body, True)
+        for line in rev:
+            add(line)
+        add(f"return {', '.join(f'_dx_{a}' for a in info.args)}")
+        return "\n".join(lines) + "\n"
+
+    def _homes(self, stmts):
+        for s in stmts:
+            if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name):
+                n = s.targets[0].id
+                if n not in self.info.decls and n not in self.scalar_home:
+                    self.scalar_home[n] = id(stmts)
+            elif isinstance(s, ast.For):
+                self.loop_vars.add(s.target.id)
+                self._homes(s.body)
+            elif isinstance(s, ast.If):
+                self._homes(s.body)
+                self._homes(s.orelse)
+
+
+def gradient_source(info, meta, op_name=None):
+    """DSL text of the gradient kernel of ``info`` for one signature (``meta`` from ``shapes.tensor_meta``)."""
+    return _Grad(info, meta, op_name or info.name).source()
+
+
+def _grad_function(info, source):
+    """A ``HybridFunction`` for generated gradient source (checked like any kernel)."""
+    name = f"{info.name}_grad"
+    ginfo = analyse_source(source, f"<gradient of {info.name} ({info.filename})>", 1, name)
+    env = {"__builtins__": __builtins__}
+    exec(compile(source, f"<gradient of {info.name}>", "exec"), env)   # noqa: S102 - our own generated text
+    hf = HybridFunction(env[name])
+    hf._info = ginfo
+    hf.source = source
+    return hf
+
+
+def make_bprop(func, op_name):
+    """``bprop(*inputs, out, dout)`` for ``ops.Custom``: the gradient kernel per signature, run as a Custom op."""
+    from ..custom import Custom
+    from .shapes import tensor_meta
+    info = func.info
+    n_in, n_out = len(info.args), len(info.returns)
+    ops_by_key = {}
+
+    def bprop(*args):
+        inputs = args[:n_in]
+        out, dout = args[n_in], args[n_in + 1]
+        outs = list(out) if n_out > 1 else [out]
+        douts = list(dout) if n_out > 1 else [dout]
+        shapes = [tuple(x.shape) for x in inputs]
+        dtypes = [np.dtype(x._data.dtype) for x in inputs]
+        key = tuple((len(s), d.name) for s, d in zip(shapes, dtypes))
+        op = ops_by_key.get(key)
+        if op is None:
+            meta = tensor_meta(info, shapes, dtypes)
+            hf = _grad_function(info, _Grad(info, meta, op_name).source())
+            op = Custom(hf, func_type="hybrid", name=f"{op_name}_grad")
+            ops_by_key[key] = op
+        res = op(*inputs, *outs, *douts)
+        res = list(res) if isinstance(res, (tuple, list)) else [res]
+        return tuple(g if d.kind == "f" else None for g, d in zip(res, dtypes))
+    return bprop

@@ -1,0 +1,62 @@
+"""What ``ops.Custom`` fills in for a hybrid kernel: output rules from its declarations, and its bprop.
+
+``complete(func, op_name, out_shape, out_dtype, bprop)`` returns the checked
+``HybridFunction`` and the three rules, each left as the user gave it when
+given. The derived ``out_shape``/``out_dtype`` evaluate the ``output_tensor``
+declarations symbolically (see ``shapes``); the derived bprop is the
+reverse-mode gradient kernel of ``grad``.
+
+Example::
+
+    func, out_shape, out_dtype, bprop = complete(my_kernel, "my_op", None, None, None)
+"""
+
+import inspect
+
+from .... import dtype as _dt
+from .kind import as_hybrid
+from .shapes import tensor_meta
+
+__all__ = ["complete"]
+
+
+def _signature(info, extra=()):
+    P = inspect.Parameter
+    return inspect.Signature([P(a, P.POSITIONAL_OR_KEYWORD) for a in list(info.args) + list(extra)])
+
+
+def _rules(info):
+    n = len(info.returns)
+
+    def shape_of(j):
+        def out_shape(*shapes):
+            meta = tensor_meta(info, shapes, None)
+            return list(meta[info.returns[j]].shape)
+        out_shape.__signature__ = _signature(info)
+        return out_shape
+
+    def dtype_of(j):
+        def out_dtype(*dtypes):
+            meta = tensor_meta(info, None, [_dt.to_numpy(d) for d in dtypes])
+            return _dt.dtype_from_any(meta[info.returns[j]].dtype)
+        out_dtype.__signature__ = _signature(info)
+        return out_dtype
+
+    if n == 1:
+        return shape_of(0), dtype_of(0)
+    return tuple(shape_of(j) for j in range(n)), tuple(dtype_of(j) for j in range(n))
+
+
+def complete(func, op_name, out_shape, out_dtype, bprop):
+    """The checked kernel and its ``out_shape``, ``out_dtype`` and ``bprop`` (derived where None)."""
+    func = as_hybrid(func, op_name)
+    shape_rule, dtype_rule = _rules(func.info)
+    if out_shape is None:
+        out_shape = shape_rule
+    if out_dtype is None:
+        out_dtype = dtype_rule
+    if bprop is None:
+        from .grad import make_bprop
+        bprop = make_bprop(func, op_name)
+        bprop.__signature__ = _signature(func.info, ("out", "dout"))
+    return func, out_shape, out_dtype, bprop

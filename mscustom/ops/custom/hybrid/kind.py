@@ -1,0 +1,234 @@
+"""Kernel kind "hybrid" (and "akg"): hybrid DSL functions compiled by Numba for CPU and GPU.
+
+``HybridKind`` follows the kernel-kind contract (``check`` at construction,
+``bind`` per input signature, runners writing preallocated outputs);
+``make_kernel`` adapts it to today's ``KernelEntry`` interface.
+
+Per signature, ``bind`` evaluates the declarations (shapes and dtypes), lowers
+the kernel, generates Numba source and compiles it: ``numba.njit`` on the CPU,
+``numba.cuda.jit`` stages on the GPU. The runner zero-fills the outputs (a
+kernel sees zeroed ``output_tensor`` buffers, as when MindSpore runs it in
+Python), copies inputs the kernel writes in place into their outputs (the
+caller's array is never modified), and calls the kernel.
+
+Example::
+
+    op = ops.Custom(my_hybrid_kernel, func_type="hybrid")     # out_shape/out_dtype inferred
+"""
+
+import time
+
+import numpy as np
+
+from ...._core.kernel import KernelEntry, Signature
+from .. import _common
+from .check import analyse
+from .codegen import compute_dtype, cpu_source, gpu_stages
+from .compile import cpu_function, load_module, numba_array_types
+from .dsl import HybridFunction, is_hybrid
+from .shapes import tensor_meta
+
+__all__ = ["HybridKind", "make_kernel", "as_hybrid"]
+
+_perf = time.perf_counter
+_MAX_THREADS = 256
+
+
+def as_hybrid(func, op_name):
+    """``func`` as a checked ``HybridFunction`` (undecorated DSL functions are accepted, as for 'akg')."""
+    if not is_hybrid(func):
+        if not callable(func) or not hasattr(func, "__code__"):
+            raise TypeError(f"op '{op_name}': a hybrid kernel must be a Python function written in the hybrid "
+                            f"DSL (decorated with ops.kernel), got {type(func).__name__}")
+        func = HybridFunction(func)
+    try:
+        func.info                   # the static checks run now, at construction
+    except (TypeError, ValueError, SyntaxError) as exc:
+        if str(exc).startswith("op '"):
+            raise
+        raise type(exc)(f"op '{op_name}': {exc}; expected a kernel written in the hybrid DSL "
+                        f"(see docs/hybrid.md)") from exc
+    return func
+
+
+class HybridKind:
+    """The hybrid DSL kernel kind (``func_type="hybrid"``; ``"akg"`` is served by the same class)."""
+
+    options = ()
+    default_targets = ("CPU", "GPU")
+    allocates = False
+
+    def __init__(self, name="hybrid"):
+        self.name = name
+
+    def check(self, func, op_name, options):
+        return as_hybrid(func, op_name)
+
+    def bind(self, func, *, op_name, target, attr_specs, n_out, options, sig):
+        info = func.info
+        template = (sig.attrs or {}).get(_common.TEMPLATE_KEY)
+        if template is not None and any(t is not None for t in template):
+            raise TypeError(f"op '{op_name}': hybrid kernel '{info.name}' takes tensors only, got a scalar "
+                            f"argument; pass it as a Tensor")
+        if attr_specs:
+            raise TypeError(f"op '{op_name}': hybrid kernels take no reg-info attributes "
+                            f"({[s.name for s in attr_specs]}); pass values as tensors")
+        if len(sig.in_shapes) != len(info.args):
+            raise TypeError(f"op '{op_name}': hybrid kernel '{info.name}' takes {len(info.args)} input(s) "
+                            f"({', '.join(info.args)}), got {len(sig.in_shapes)}")
+        meta = tensor_meta(info, sig.in_shapes, [np.dtype(d) for d in sig.in_dtypes])
+        _agree(op_name, info, meta, sig)
+        if target == "GPU":
+            return _bind_gpu(func, info, meta, op_name, sig)
+        return _bind_cpu(func, info, meta, op_name, sig)
+
+
+def _agree(op_name, info, meta, sig):
+    """A user's out_shape/out_dtype must describe what the kernel declares (its loops write those)."""
+    if sig.out_shapes is None:
+        return
+    for j, name in enumerate(info.returns):
+        shape, dtype = list(meta[name].shape), meta[name].dtype
+        given_s, given_d = list(sig.out_shapes[j]), np.dtype(sig.out_dtypes[j]).name
+        if given_s != shape or given_d != dtype:
+            raise ValueError(f"op '{op_name}': out_shape/out_dtype give output {j} as {given_s} {given_d}, "
+                             f"but hybrid kernel '{info.name}' declares '{name}' as {shape} {dtype}; leave "
+                             f"out_shape and out_dtype out to have them inferred")
+
+
+def _fname(info, func):
+    return f"hybrid_{info.name}"
+
+
+def _bind_cpu(func, info, meta, op_name, sig):
+    fname = _fname(info, func)
+    source, parallel = cpu_source(info, meta, fname)
+    source = f"# compile_attrs: {func.compile_attrs}\n" + source
+    in_c = [compute_dtype(np.dtype(d).name) for d in sig.in_dtypes]
+    out_c = [compute_dtype(np.dtype(d).name) for d in sig.out_dtypes]
+    argtypes = numba_array_types(list(sig.in_shapes) + list(sig.out_shapes), in_c + out_c)
+    try:
+        fn = cpu_function(source, info.name, fname, parallel, argtypes)
+    except Exception as exc:
+        raise RuntimeError(f"op '{op_name}': hybrid kernel '{info.name}' ({info.filename}) failed to compile "
+                           f"with Numba: {type(exc).__name__}: {exc}") from exc
+    return _cpu_runner(fn, info, op_name, sig, in_c, out_c)
+
+
+def _cpu_runner(fn, info, op_name, sig, in_c, out_c):
+    inplace = info.inplace
+    widen_in = [i for i, (d, c) in enumerate(zip(sig.in_dtypes, in_c)) if np.dtype(d).name != c]
+    widen_out = [j for j, (d, c) in enumerate(zip(sig.out_dtypes, out_c)) if np.dtype(d).name != c]
+    contiguous = np.ascontiguousarray
+
+    def run(attrs, inputs, req, outputs):
+        ins = [contiguous(a) for a in inputs]
+        for i in widen_in:
+            ins[i] = ins[i].astype(in_c[i])
+        outs = list(outputs)
+        for j in widen_out:
+            outs[j] = np.empty(outs[j].shape, out_c[j])
+        for j, o in enumerate(outs):
+            if j in inplace:
+                np.copyto(o, ins[inplace[j]], casting="unsafe")
+            else:
+                o.fill(0)
+        try:
+            fn(*ins, *outs)
+        except Exception as exc:
+            raise RuntimeError(f"op '{op_name}': hybrid kernel '{info.name}' raised "
+                               f"{type(exc).__name__}: {exc}") from exc
+        for j in widen_out:
+            np.copyto(outputs[j], outs[j], casting="unsafe")
+    return run
+
+
+def _cuda(op_name, name):
+    try:
+        from numba import cuda
+    except ImportError as exc:
+        raise RuntimeError(f"op '{op_name}': hybrid kernel '{name}' targets GPU, which needs numba-cuda "
+                           f"(pip install numba-cuda): {exc}") from exc
+    if not cuda.is_available():
+        raise RuntimeError(f"op '{op_name}': hybrid kernel '{name}' targets GPU, but no CUDA device is "
+                           "available; call ms.set_device('CPU'), or set NUMBA_ENABLE_CUDASIM=1 before "
+                           "starting Python to run GPU kernels in Numba's simulator")
+    return cuda
+
+
+def _bind_gpu(func, info, meta, op_name, sig):
+    cuda = _cuda(op_name, info.name)
+    fname = _fname(info, func)
+    source, stages, temps = gpu_stages(info, meta, fname)
+    mod = load_module(f"# compile_attrs: {func.compile_attrs}\n" + source, info.name + "_gpu")
+    kernels = []
+    for name, parallel in stages:
+        k = getattr(mod, name)
+        kernels.append((cuda.jit(k), getattr(mod, name + "_extent") if parallel else None))
+    in_c = [compute_dtype(np.dtype(d).name) for d in sig.in_dtypes]
+    out_c = [compute_dtype(np.dtype(d).name) for d in sig.out_dtypes]
+    temp_meta = [(meta[t].shape, compute_dtype(meta[t].dtype)) for t in temps]
+    inplace = info.inplace
+
+    def run(attrs, inputs, req, outputs):
+        try:
+            d_in = [cuda.to_device(np.ascontiguousarray(a, dtype=c)) for a, c in zip(inputs, in_c)]
+            d_out = []
+            for j, (o, c) in enumerate(zip(outputs, out_c)):
+                host = np.asarray(inputs[inplace[j]], dtype=c) if j in inplace else np.zeros(o.shape, c)
+                d_out.append(cuda.to_device(np.ascontiguousarray(host)))
+            d_tmp = [cuda.to_device(np.zeros(s, d)) for s, d in temp_meta]
+            args = d_in + d_out + d_tmp
+            for kern, extent in kernels:
+                n = int(extent(*args)) if extent is not None else 1
+                if n <= 0:
+                    continue
+                threads = max(1, min(_MAX_THREADS, n))
+                kern[-(-n // threads), threads](*args)
+            for d, o in zip(d_out, outputs):
+                np.copyto(o, d.copy_to_host(), casting="unsafe")
+        except Exception as exc:
+            raise RuntimeError(f"op '{op_name}': hybrid kernel '{info.name}' raised on the GPU "
+                               f"{type(exc).__name__}: {exc}") from exc
+    return run
+
+
+# ---------------------------------------------------------------- today's KernelEntry adapter
+_KINDS = {"hybrid": HybridKind("hybrid"), "akg": HybridKind("akg")}
+
+
+def make_kernel(func, *, op_name, target, rows, attr_specs, n_out, options, kind="hybrid"):
+    """A ``KernelEntry`` for a hybrid kernel on ``target`` (adapter until kinds are registered classes).
+
+    Example::
+
+        entry = make_kernel(add_kernel, op_name="add", target="CPU", rows=None, attr_specs=[],
+                            n_out=1, options={})
+    """
+    k = _KINDS[kind]
+    if target not in ("CPU", "GPU"):
+        raise ValueError(f"op '{op_name}': hybrid kernels run on 'CPU' or 'GPU' (Numba), not {target!r}")
+    func = k.check(func, op_name, options)
+    entry = KernelEntry(target=target, fn=None, allocates=False, rows=rows, kind=kind,
+                        name=f"{kind}:{func.info.name}[{target}]")
+    stats = entry.stats
+
+    def bind(op, sig):
+        runner = k.bind(func, op_name=op_name, target=target, attr_specs=list(attr_specs or ()),
+                        n_out=n_out, options=options, sig=sig)
+
+        def run(attrs, inputs, req, outputs):
+            t0 = _perf()
+            runner(attrs, inputs, req, outputs)
+            stats["calls"] += 1
+            stats["seconds"] += _perf() - t0
+        return run
+
+    def run_unbound(attrs, inputs, req, outputs):
+        sig = Signature([a.shape for a in inputs], [a.dtype for a in inputs], ["DefaultFormat"] * len(inputs),
+                        [o.shape for o in outputs], [o.dtype for o in outputs], attrs)
+        return bind(None, sig)(attrs, inputs, req, outputs)
+
+    entry.bind = bind
+    entry.fn = run_unbound
+    return entry
