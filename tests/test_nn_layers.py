@@ -247,3 +247,15 @@ def test_lenet_trains_on_random_data():
     assert np.abs(net.bn1.moving_mean.asnumpy()).sum() > 0                 # moving statistics followed
     net.set_train(False)
     assert net(x).shape == (32, 3)
+
+
+def test_layers_doc_runs():
+    import re
+    from pathlib import Path
+    doc = Path(__file__).resolve().parents[1] / "docs" / "layers.md"
+    blocks = re.findall(r"```python\n(.*?)```", doc.read_text(), flags=re.S)
+    assert blocks
+    ns = {}
+    for i, block in enumerate(blocks):
+        exec(compile(block, f"layers.md[block {i}]", "exec"), ns)
+    assert np.isfinite(ns["loss"].item())

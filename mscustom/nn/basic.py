@@ -31,11 +31,15 @@ class Embedding(Cell):
     the Parameter ``embedding_table``; the row ``padding_idx`` (if given)
     starts at zero. ``use_one_hot=True`` computes ``one_hot(ids) @ table``
     instead of a gather (same result). The gradient is a scatter-add into the
-    rows that were looked up. Ids outside ``[0, vocab_size)`` raise an IndexError.
+    rows that were looked up. Ids outside ``[0, vocab_size)`` raise an
+    IndexError (MindSpore returns zero vectors for them; here a bad id is
+    reported rather than silently embedded as zeros). ``dtype`` is accepted
+    as in MindSpore (its documented default is float32) and not used: the
+    table is float32 and ids may be any integer type.
     """
 
     def __init__(self, vocab_size, embedding_size, use_one_hot=False, embedding_table="normal",
-                 dtype=_dt.int32, padding_idx=None):
+                 dtype=_dt.float32, padding_idx=None):
         super().__init__()
         for what, v in (("vocab_size", vocab_size), ("embedding_size", embedding_size)):
             if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
