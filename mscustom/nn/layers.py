@@ -209,12 +209,10 @@ class Dropout(Cell):
     def construct(self, x):
         if not self.training or self.keep_prob == 1.0:
             return x
-        data = x._data
-        if data.dtype.kind != "f":
-            raise TypeError(f"Dropout: the input must be a float tensor, got {x.dtype.name}")
-        mask = _init.rng().random(data.shape) < self.keep_prob
-        scaled = mask.astype(data.dtype) * data.dtype.type(1.0 / self.keep_prob)
-        return ops.mul(x, Tensor._wrap(scaled))
+        if not isinstance(x, Tensor) or x._data.dtype.kind != "f":
+            got = x.dtype.name if isinstance(x, Tensor) else type(x).__name__
+            raise TypeError(f"Dropout: the input must be a float tensor, got {got}")
+        return ops.dropout(x, p=self.p)
 
     def extend_repr(self):
         return f"p={self.p}"
