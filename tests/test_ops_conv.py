@@ -159,6 +159,10 @@ def test_max_pool_padding_never_wins():
 def test_avg_pool_values_and_grad():
     x = RNG.normal(size=(2, 3, 6, 6))
     np.testing.assert_allclose(ops.avg_pool2d(T(x), 2, 2).asnumpy(), windows(x, 2, 2).mean(axis=(-1, -2)))
+    np.testing.assert_allclose(ops.avg_pool2d(T(x), 2, 2, divisor_override=2).asnumpy(),
+                               windows(x, 2, 2).sum(axis=(-1, -2)) / 2)
+    # MindSpore's functional defaults: kernel_size=1, stride=1 (the identity)
+    np.testing.assert_array_equal(ops.avg_pool2d(T(x)).asnumpy(), x)
     # "same" divides by the count of real elements; "pad" counts the zeros unless told not to
     ones = T(np.ones((1, 1, 3, 3)))
     np.testing.assert_allclose(ops.avg_pool2d(ones, 3, 1, pad_mode="same").asnumpy(), np.ones((1, 1, 3, 3)))
@@ -192,5 +196,7 @@ def test_pool_errors():
         ops.max_pool2d(T(np.zeros((3, 4))), 2)
     with pytest.raises(ValueError, match="at most half of kernel_size"):
         ops.max_pool2d(T(np.zeros((1, 1, 4, 4))), 2, 1, pad_mode="pad", padding=2)
+    with pytest.raises(ValueError, match="max_pool2d: dilation other than 1, ceil_mode=True"):
+        ops.max_pool2d(T(np.zeros((1, 1, 4, 4))), 2, ceil_mode=True)
     with pytest.raises(TypeError, match="op 'avg_pool2d': input 0 must be float"):
         ops.avg_pool2d(T(np.zeros((1, 1, 4, 4), np.int64)), 2)

@@ -45,7 +45,7 @@ class _Conv(Cell):
         if not isinstance(pad_mode, str) or pad_mode.lower() not in ("same", "valid", "pad"):
             raise ValueError(f"{name}: pad_mode must be 'same', 'valid' or 'pad', got {pad_mode!r}")
         self.pad_mode = pad_mode.lower()
-        if self.pad_mode != "pad" and padding not in (0, (0, 0, 0, 0), (0, 0)):
+        if self.pad_mode != "pad" and any(np.atleast_1d(padding)):
             raise ValueError(f"{name}: padding must be 0 when pad_mode is {pad_mode!r}, got {padding!r}; "
                              "use pad_mode='pad'")
         self.kernel_size, self.stride, self.dilation, self.padding = kernel_size, stride, dilation, padding

@@ -51,7 +51,7 @@ class MaxPool2d(_Pool2d):
 
     def construct(self, x):
         x, unbatched = self._input(x)
-        y = ops.max_pool2d(x, self.kernel_size, self.stride, self.pad_mode, self.padding)
+        y = ops.max_pool2d(x, self.kernel_size, self.stride, self.padding, pad_mode=self.pad_mode)
         return ops.squeeze(y, 0) if unbatched else y
 
 
@@ -65,8 +65,8 @@ class AvgPool2d(_Pool2d):
 
     def construct(self, x):
         x, unbatched = self._input(x)
-        y = ops.avg_pool2d(x, self.kernel_size, self.stride, self.pad_mode, self.padding,
-                           self.count_include_pad, self.divisor_override)
+        y = ops.avg_pool2d(x, self.kernel_size, self.stride, self.padding, False, self.count_include_pad,
+                           self.divisor_override or 0, pad_mode=self.pad_mode)
         return ops.squeeze(y, 0) if unbatched else y
 
 

@@ -219,6 +219,8 @@ def _attrs(name, x, kernel_size, stride, pad_mode, padding, **extra):
         raise ValueError(f"{name}: the input must be 4-D (N, C, H, W), got shape {list(x.shape)}")
     kernel = _int_pair(kernel_size, name, "kernel_size")
     stride = kernel if stride is None else _int_pair(stride, name, "stride")
+    if isinstance(padding, (tuple, list)) and len(padding) == 1:
+        padding = padding[0]
     if isinstance(padding, (tuple, list)) and len(padding) == 2:
         padding = (padding[0], padding[0], padding[1], padding[1])
     pad = resolve_pads(name, pad_mode, padding, x.shape[2:], kernel, stride, (1, 1))
@@ -227,31 +229,56 @@ def _attrs(name, x, kernel_size, stride, pad_mode, padding, **extra):
     return dict({"kernel": kernel, "stride": stride, "pad": pad}, **extra)
 
 
-def max_pool2d(x, kernel_size, stride=None, pad_mode="valid", padding=0):
+def _mode(pad_mode, padding):
+    """``pad_mode`` None (MindSpore's functional forms) means "pad" when there is padding, else "valid"."""
+    if pad_mode is not None:
+        return pad_mode
+    return "pad" if any(np.atleast_1d(padding)) else "valid"
+
+
+def _unsupported(name, dilation, ceil_mode, return_indices=False):
+    if dilation not in (1, (1, 1)) or ceil_mode or return_indices:
+        raise ValueError(f"{name}: dilation other than 1, ceil_mode=True and return_indices=True are not "
+                         "supported")
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False, *,
+               pad_mode=None):
     """Max over each ``kernel_size`` window of ``x`` (N, C, H, W), moved by ``stride``.
 
-    ``stride`` None means ``kernel_size``. ``pad_mode`` "valid", "same" or "pad"
-    (``padding`` an int, (pH, pW) or (top, bottom, left, right)); padded
-    elements never win.
+    MindSpore's functional signature: ``stride`` None means ``kernel_size``;
+    ``padding`` an int or (pH, pW) pads both sides (padded elements never win).
+    The keyword ``pad_mode`` ("valid", "same", "pad") is what ``nn.MaxPool2d``
+    uses; "pad" also takes (top, bottom, left, right).
+
+    Example::
+
+        ops.max_pool2d(x, 2)                 # 2x2 windows, stride 2
     """
     x = tensor_arg(x, "max_pool2d")
-    return call(_MAX_POOL, (x,), _attrs("max_pool2d", x, kernel_size, stride, pad_mode, padding))
+    _unsupported("max_pool2d", dilation, ceil_mode, return_indices)
+    return call(_MAX_POOL, (x,), _attrs("max_pool2d", x, kernel_size, stride, _mode(pad_mode, padding), padding))
 
 
-def avg_pool2d(x, kernel_size, stride=None, pad_mode="valid", padding=0, count_include_pad=True,
-               divisor_override=None):
-    """Mean over each ``kernel_size`` window of ``x`` (N, C, H, W), moved by ``stride``.
+def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=0, *, pad_mode=None):
+    """Mean over each ``kernel_size`` window of ``input_x`` (N, C, H, W), moved by ``stride``.
 
-    With padding, ``count_include_pad`` says whether the padded zeros count in
-    the divisor ("same" padding never counts them, as MindSpore's "same" mode);
-    ``divisor_override`` replaces the divisor.
+    MindSpore's functional signature. With padding, ``count_include_pad`` says
+    whether the padded zeros count in the divisor ("same" padding never counts
+    them, as MindSpore's "same" mode); a non-zero ``divisor_override`` replaces
+    the divisor. The keyword ``pad_mode`` is what ``nn.AvgPool2d`` uses.
     """
-    x = tensor_arg(x, "avg_pool2d")
-    if divisor_override is not None and (not isinstance(divisor_override, int) or divisor_override <= 0):
-        raise ValueError(f"avg_pool2d: divisor_override must be a positive int or None, got "
+    x = tensor_arg(input_x, "avg_pool2d")
+    _unsupported("avg_pool2d", 1, ceil_mode)
+    if divisor_override is None:
+        divisor_override = 0
+    if isinstance(divisor_override, bool) or not isinstance(divisor_override, int) or divisor_override < 0:
+        raise ValueError(f"avg_pool2d: divisor_override must be a non-negative int (0: none), got "
                          f"{divisor_override!r}")
-    include = bool(count_include_pad) and pad_mode != "same"
-    return call(_AVG_POOL, (x,), _attrs("avg_pool2d", x, kernel_size, stride, pad_mode, padding,
+    mode = _mode(pad_mode, padding)
+    include = bool(count_include_pad) and mode != "same"
+    return call(_AVG_POOL, (x,), _attrs("avg_pool2d", x, kernel_size, stride, mode, padding,
                                         count_include_pad=include, divisor_override=divisor_override))
 
 
