@@ -100,12 +100,21 @@ def _argmax_taps(x, attrs):
             continue
         better = v > best
         np.copyto(best, v, where=better)
-        idx[better] = k
+        np.copyto(idx, k, where=better)
     return best, idx, xp.shape, oh, ow
 
 
 def _max_pool_compute(attrs, ins):
-    return _argmax_taps(ins[0], attrs)[0]
+    x = ins[0]
+    xp = _pad(x, attrs["pad"], -np.inf)
+    oh, ow = _out_hw(x.shape[2:], attrs)
+    best = None
+    for _, rs, cs in _taps(attrs, oh, ow):
+        if best is None:
+            best = xp[:, :, rs, cs].copy()
+        else:
+            np.maximum(best, xp[:, :, rs, cs], out=best)
+    return best
 
 
 def _max_pool_grad_compute(attrs, ins):
