@@ -77,7 +77,8 @@ def builtin_parts():
     """Parts made of built-in layers and ops."""
     return Parts(
         activation=nn.ReLU,
-        dense_relu=lambda n_in, n_out: nn.Dense(n_in, n_out, weight_init="he_uniform", activation="relu"),
+        dense_relu=lambda n_in, n_out: nn.Dense(n_in, n_out, weight_init="he_uniform", bias_init="zeros",
+                                                activation="relu"),
         loss=lambda: nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
 
 
@@ -98,9 +99,9 @@ class SpiralNet(nn.Cell):
     def __init__(self, parts, hidden=64, n_classes=3):
         super().__init__()
         self.layer1 = parts.dense_relu(2, hidden)
-        self.dense2 = nn.Dense(hidden, hidden, weight_init="he_uniform")
+        self.dense2 = nn.Dense(hidden, hidden, weight_init="he_uniform", bias_init="zeros")
         self.act2 = parts.activation()
-        self.head = nn.Dense(hidden, n_classes, weight_init="xavier_uniform")
+        self.head = nn.Dense(hidden, n_classes, weight_init="xavier_uniform", bias_init="zeros")
 
     def construct(self, x):
         return self.head(self.act2(self.dense2(self.layer1(x))))

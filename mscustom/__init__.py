@@ -22,3 +22,5 @@ __all__ = ["DType", "float16", "float32", "float64", "int8", "int16", "int32", "
            "uint16", "uint32", "uint64", "bool_", "Tensor", "Parameter", "ParameterTuple",
            "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "set_device", "ops",
            "grad", "value_and_grad", "GradOperation", "nn", "set_seed", "get_seed", "jit", "extend"]
+
+from . import common  # noqa: E402  (mindspore.common: initializer, dtype)

@@ -371,8 +371,10 @@ def test_reduction_aliases_and_dtypes():
     np.testing.assert_array_equal(ops.sum(x, 1, keepdims=True).asnumpy(), [[6.0], [5.0]])
     np.testing.assert_array_equal(ops.mean(x, 0).asnumpy(), [2.0, 3.5])
     np.testing.assert_array_equal(ops.amax(x, 0).asnumpy(), [3.0, 5.0])
-    np.testing.assert_array_equal(ops.max(x, 1).asnumpy(), [5.0, 3.0])
-    np.testing.assert_array_equal(ops.min(x).asnumpy(), 1.0)
+    values, idx = ops.max(x, 1)             # MindSpore 2.x: (values, indices)
+    np.testing.assert_array_equal(values.asnumpy(), [5.0, 3.0])
+    np.testing.assert_array_equal(idx.asnumpy(), [1, 0])
+    np.testing.assert_array_equal(ops.min(x)[0].asnumpy(), 1.0)
     b = ms.Tensor(np.array([True, True, False]))
     assert ops.reduce_sum(b).dtype == ms.int64 and ops.reduce_sum(b).item() == 2
     m = ops.reduce_mean(ms.Tensor([1, 2]))

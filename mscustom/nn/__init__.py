@@ -25,3 +25,19 @@ __all__ = ["Cell", "CellList", "SequentialCell",
            "WithLossCell", "TrainOneStepCell",
            "init", "initializer", "Initializer", "Normal", "Uniform", "Zero", "One", "Constant",
            "HeUniform", "HeNormal", "XavierUniform", "XavierNormal", "set_seed", "get_seed"]
+
+# MindSpore layers: convolution, pooling, normalization, activations, containers, embedding
+from .activation import GELU, LeakyReLU, ReLU6, SiLU
+from .basic import Embedding, Identity
+from .container import CellDict
+from .conv import Conv1d, Conv2d, Conv2dTranspose
+from .init import TruncatedNormal
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+
+__all__ += ["GELU", "LeakyReLU", "ReLU6", "SiLU", "Embedding", "Identity", "CellDict", "Conv1d", "Conv2d",
+            "Conv2dTranspose", "TruncatedNormal", "BatchNorm1d", "BatchNorm2d", "GroupNorm", "LayerNorm",
+            "AdaptiveAvgPool2d", "AvgPool2d", "MaxPool2d"]
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, KLDivLoss, NLLLoss, SmoothL1Loss
+
+__all__ += ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "KLDivLoss", "NLLLoss", "SmoothL1Loss"]

@@ -4,8 +4,9 @@
 ``nn.Dropout`` draw from (and NumPy's legacy global generator, as MindSpore
 does), so a model built and trained after ``set_seed`` is reproducible.
 
-An initializer is a name (``"normal"``, ``"uniform"``, ``"zeros"``, ``"ones"``,
-``"he_uniform"``, ``"he_normal"``, ``"xavier_uniform"``, ``"xavier_normal"``),
+An initializer is a name (``"normal"``, ``"truncatedNormal"``, ``"uniform"``,
+``"zeros"``, ``"ones"``, ``"he_uniform"``, ``"he_normal"``, ``"xavier_uniform"``,
+``"xavier_normal"``; case does not matter, as in MindSpore),
 an ``Initializer`` object, a number (a constant), or a Tensor/array whose
 shape must match. ``initializer(init, shape, dtype)`` turns any of them into a
 Tensor.
@@ -24,7 +25,8 @@ import numpy as np
 from .. import dtype as _dt
 from ..tensor import Tensor
 
-__all__ = ["set_seed", "get_seed", "initializer", "Initializer", "Normal", "Uniform", "Zero", "One",
+__all__ = ["set_seed", "get_seed", "initializer", "Initializer", "Normal", "TruncatedNormal", "Uniform",
+           "Zero", "One",
            "Constant", "HeUniform", "HeNormal", "XavierUniform", "XavierNormal"]
 
 _STATE = {"seed": None, "rng": np.random.default_rng()}
@@ -81,6 +83,15 @@ def _gain(nonlinearity, param, who):
                      "'linear', 'sigmoid', 'tanh', 'relu', 'leaky_relu'")
 
 
+def dense_defaults(weight_init, bias_init, fan_in):
+    """MindSpore's defaults for Dense/Conv when an init is None: HeUniform(sqrt(5)) and U(+-1/sqrt(fan_in))."""
+    if weight_init is None:
+        weight_init = HeUniform(negative_slope=math.sqrt(5))
+    if bias_init is None:
+        bias_init = Uniform(1.0 / math.sqrt(fan_in)) if fan_in > 0 else Zero()
+    return weight_init, bias_init
+
+
 class Initializer:
     """Base class: ``sample(shape, rng)`` returns a float64 array of that shape.
 
@@ -116,6 +127,26 @@ class Uniform(Initializer):
 
     def sample(self, shape, rng):
         return rng.uniform(-self.scale, self.scale, shape)
+
+
+class TruncatedNormal(Initializer):
+    """N(mean, sigma^2) restricted to ``[a, b]`` (resampled until inside); MindSpore's defaults."""
+
+    def __init__(self, sigma=0.01, mean=0.0, a=-2.0, b=2.0):
+        if not a < b:
+            raise ValueError(f"TruncatedNormal: a must be less than b, got a={a!r}, b={b!r}")
+        self.sigma, self.mean, self.a, self.b = float(sigma), float(mean), float(a), float(b)
+
+    def sample(self, shape, rng):
+        out = rng.normal(self.mean, self.sigma, shape)
+        bad = (out < self.a) | (out > self.b)
+        for _ in range(100):
+            if not bad.any():
+                return out
+            out[bad] = rng.normal(self.mean, self.sigma, int(bad.sum()))
+            bad = (out < self.a) | (out > self.b)
+        np.clip(out, self.a, self.b, out=out)      # sigma tiny next to [a, b]'s distance from mean
+        return out
 
 
 class Constant(Initializer):
@@ -187,7 +218,7 @@ class XavierNormal(XavierUniform):
         return rng.normal(0.0, self.gain * math.sqrt(2.0 / (fan_in + fan_out)), shape)
 
 
-_NAMED = {"normal": Normal, "uniform": Uniform, "zeros": Zero, "zero": Zero, "ones": One,
+_NAMED = {"normal": Normal, "truncatednormal": TruncatedNormal, "uniform": Uniform, "zeros": Zero, "zero": Zero, "ones": One,
           "one": One, "he_uniform": HeUniform, "he_normal": HeNormal,
           "xavier_uniform": XavierUniform, "xavier_normal": XavierNormal}
 

@@ -94,7 +94,9 @@ class Dense(Cell):
 
     ``weight_init``/``bias_init``: a name ("normal", "uniform", "zeros", "ones",
     "he_uniform", "xavier_uniform", ...), an Initializer, a number or a Tensor
-    of the right shape. ``activation``: None, a name or a Cell. Inputs may have
+    of the right shape. None (the default) gives MindSpore 2.x's defaults:
+    ``HeUniform(negative_slope=sqrt(5))`` for the weight and a bias uniform in
+    ``+-1/sqrt(in_channels)``. ``activation``: None, a name or a Cell. Inputs may have
     any number of leading dimensions; the last must equal ``in_channels``.
 
     Example::
@@ -103,7 +105,7 @@ class Dense(Cell):
         fc(ms.Tensor(np.ones((5, 3), np.float32))).shape      # (5, 2)
     """
 
-    def __init__(self, in_channels, out_channels, weight_init="normal", bias_init="zeros",
+    def __init__(self, in_channels, out_channels, weight_init=None, bias_init=None,
                  has_bias=True, activation=None, dtype=_dt.float32):
         super().__init__()
         for what, v in (("in_channels", in_channels), ("out_channels", out_channels)):
@@ -111,6 +113,7 @@ class Dense(Cell):
                 raise ValueError(f"Dense: {what} must be a positive int, got {v!r}")
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
         self.has_bias = bool(has_bias)
+        weight_init, bias_init = _init.dense_defaults(weight_init, bias_init, self.in_channels)
         self.weight = Parameter(self._init("weight_init", weight_init, (self.out_channels, self.in_channels),
                                            dtype), name="weight")
         if self.has_bias:
@@ -155,12 +158,27 @@ class Dense(Cell):
 
 # ================================================================== shape and regularization
 class Flatten(Cell):
-    """Flatten every dimension but the first: (N, ...) -> (N, prod(...))."""
+    """Flatten the dimensions ``start_dim`` to ``end_dim`` into one (by default all but the first)."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        for what, v in (("start_dim", start_dim), ("end_dim", end_dim)):
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise TypeError(f"Flatten: {what} must be an int, got {v!r}")
+        self.start_dim, self.end_dim = start_dim, end_dim
 
     def construct(self, x):
         if x.ndim == 0:
             raise ValueError("Flatten: the input must have at least one dimension, got a 0-d tensor")
-        return ops.reshape(x, (x.shape[0], -1))
+        nd = x.ndim
+        if not -nd <= self.start_dim < nd or not -nd <= self.end_dim < nd:
+            raise ValueError(f"Flatten: start_dim {self.start_dim} and end_dim {self.end_dim} must be axes of "
+                             f"an input of shape {list(x.shape)}")
+        s, e = self.start_dim % nd, self.end_dim % nd
+        if s > e:
+            raise ValueError(f"Flatten: start_dim {self.start_dim} comes after end_dim {self.end_dim}")
+        shape = x.shape
+        return ops.reshape(x, tuple(shape[:s]) + (-1,) + tuple(shape[e + 1:]))
 
 
 class Dropout(Cell):
@@ -191,12 +209,10 @@ class Dropout(Cell):
     def construct(self, x):
         if not self.training or self.keep_prob == 1.0:
             return x
-        data = x._data
-        if data.dtype.kind != "f":
-            raise TypeError(f"Dropout: the input must be a float tensor, got {x.dtype.name}")
-        mask = _init.rng().random(data.shape) < self.keep_prob
-        scaled = mask.astype(data.dtype) * data.dtype.type(1.0 / self.keep_prob)
-        return ops.mul(x, Tensor._wrap(scaled))
+        if not isinstance(x, Tensor) or x._data.dtype.kind != "f":
+            got = x.dtype.name if isinstance(x, Tensor) else type(x).__name__
+            raise TypeError(f"Dropout: the input must be a float tensor, got {got}")
+        return ops.dropout(x, p=self.p)
 
     def extend_repr(self):
         return f"p={self.p}"

@@ -1,4 +1,5 @@
-"""Losses: ``MSELoss``, ``L1Loss`` and ``SoftmaxCrossEntropyWithLogits``.
+"""Losses: ``MSELoss``, ``L1Loss``, ``SmoothL1Loss``, ``SoftmaxCrossEntropyWithLogits``,
+``CrossEntropyLoss``, ``NLLLoss``, ``BCELoss``, ``BCEWithLogitsLoss``, ``KLDivLoss``.
 
 Each loss computes per-element values from ops and then applies its
 ``reduction``: "mean" (the default, except for the cross entropy, whose
@@ -16,7 +17,8 @@ from .. import ops
 from ..tensor import Tensor
 from .cell import Cell
 
-__all__ = ["LossBase", "MSELoss", "L1Loss", "SoftmaxCrossEntropyWithLogits"]
+__all__ = ["LossBase", "MSELoss", "L1Loss", "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "NLLLoss",
+           "SmoothL1Loss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -134,3 +136,229 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
 
     def extend_repr(self):
         return f"sparse={self.sparse}, reduction={self.reduction}"
+
+
+# ================================================================== class-index losses
+def _class_weights(weight, n_classes, dtype, who):
+    """The per-class weight vector as a Tensor of ``dtype`` (ones when ``weight`` is None)."""
+    if weight is None:
+        return Tensor._wrap(np.ones(n_classes, dtype))
+    w = weight._data if isinstance(weight, Tensor) else np.asarray(weight)
+    if w.shape != (n_classes,):
+        raise ValueError(f"{who}: weight must have shape [{n_classes}] (one per class), got {list(w.shape)}")
+    return Tensor._wrap(w.astype(dtype))
+
+
+def _index_targets(logp, labels, ignore_index, who):
+    """One-hot of the class indices along axis 1 and the mask of the samples not ignored."""
+    data = labels._data
+    n_classes = logp.shape[1] if logp.ndim > 1 else logp.shape[0]
+    expect = (logp.shape[:1] + logp.shape[2:]) if logp.ndim > 1 else ()
+    if tuple(labels.shape) != tuple(expect):
+        raise ValueError(f"{who}: class-index labels must have shape {list(expect)} for inputs of shape "
+                         f"{list(logp.shape)}, got {list(labels.shape)}")
+    keep = data != ignore_index
+    valid = data[keep]
+    if valid.size and (valid.min() < 0 or valid.max() >= n_classes):
+        bad = valid.min() if valid.min() < 0 else valid.max()
+        raise ValueError(f"{who}: label {int(bad)} is out of range for {n_classes} classes (expected "
+                         f"0 <= label < {n_classes}, or ignore_index={ignore_index})")
+    dt = logp._data.dtype
+    safe = np.where(keep, data, 0).astype(np.int64)
+    hot = np.zeros(safe.shape + (n_classes,), dt)
+    np.put_along_axis(hot, safe[..., None], 1, axis=-1)
+    if logp.ndim > 1:
+        hot = np.moveaxis(hot, -1, 1)
+    return Tensor._wrap(np.ascontiguousarray(hot)), Tensor._wrap(keep.astype(dt))
+
+
+def _class_axis_shape(logp):
+    return (1, logp.shape[1]) + (1,) * (logp.ndim - 2) if logp.ndim > 1 else (logp.shape[0],)
+
+
+def _weighted_nll(logp, labels, weight, ignore_index, reduction, label_smoothing, who):
+    """Negative log-likelihood of class indices, with weights, ignore_index and label smoothing."""
+    n_classes = logp.shape[1] if logp.ndim > 1 else logp.shape[0]
+    cls_axis = 1 if logp.ndim > 1 else 0
+    w = ops.reshape(_class_weights(weight, n_classes, logp._data.dtype, who), _class_axis_shape(logp))
+    hot, keep = _index_targets(logp, labels, ignore_index, who)
+    wlogp = ops.mul(logp, w)
+    per = ops.neg(ops.reduce_sum(ops.mul(wlogp, hot), cls_axis))
+    if label_smoothing:
+        smooth = ops.neg(ops.div(ops.reduce_sum(wlogp, cls_axis), n_classes))
+        per = ops.add(ops.mul(per, 1.0 - label_smoothing), ops.mul(smooth, label_smoothing))
+    per = ops.mul(per, keep)
+    if reduction == "none":
+        return per
+    if reduction == "sum":
+        return ops.reduce_sum(per)
+    denom = float((w._data.reshape(-1)[np.argmax(hot._data, axis=cls_axis)] * keep._data).sum())
+    return ops.div(ops.reduce_sum(per), denom if denom else 1.0)
+
+
+def _check_reduction(who, reduction, allowed=_REDUCTIONS):
+    if reduction not in allowed:
+        raise ValueError(f"{who}: reduction must be one of {list(allowed)}, got {reduction!r}")
+
+
+class NLLLoss(LossBase):
+    """Negative log-likelihood of class indices given log-probabilities (N, C) or (N, C, d1, ...).
+
+    ``weight`` rescales each class; samples whose label is ``ignore_index``
+    count nothing; "mean" divides by the summed weight of the counted samples.
+    """
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
+        super().__init__(reduction)
+        self.weight, self.ignore_index = weight, int(ignore_index)
+
+    def construct(self, logits, labels):
+        if not isinstance(logits, Tensor) or not isinstance(labels, Tensor):
+            raise TypeError("NLLLoss: logits and labels must be Tensors")
+        if labels._data.dtype.kind not in "iu":
+            raise TypeError(f"NLLLoss: labels must be integer class indices, got {labels.dtype.name}")
+        return _weighted_nll(logits, labels, self.weight, self.ignore_index, self.reduction, 0.0, "NLLLoss")
+
+
+class CrossEntropyLoss(LossBase):
+    """Cross entropy between ``softmax(logits)`` along axis 1 and the labels.
+
+    ``logits``: (C,), (N, C) or (N, C, d1, ...). ``labels``: integer class
+    indices ((N,) / (N, d1, ...)) or class probabilities of the logits' shape.
+    ``weight`` (C,) rescales classes, ``ignore_index`` drops samples (indices
+    only), ``label_smoothing`` mixes the target with the uniform distribution.
+    With indices, "mean" divides by the summed weight of the counted samples;
+    with probabilities, by the number of samples.
+
+    Example::
+
+        nn.CrossEntropyLoss()(ms.Tensor([[2.0, 0.0], [0.0, 2.0]]), ms.Tensor([0, 1]))    # 0.127
+    """
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+        super().__init__(reduction)
+        if not 0.0 <= float(label_smoothing) <= 1.0:
+            raise ValueError(f"CrossEntropyLoss: label_smoothing must be in [0, 1], got {label_smoothing!r}")
+        self.weight, self.ignore_index = weight, int(ignore_index)
+        self.label_smoothing = float(label_smoothing)
+
+    def construct(self, logits, labels):
+        if not isinstance(logits, Tensor) or not isinstance(labels, Tensor):
+            raise TypeError("CrossEntropyLoss: logits and labels must be Tensors")
+        if logits.ndim < 1 or logits._data.dtype.kind != "f":
+            raise TypeError(f"CrossEntropyLoss: logits must be a float tensor with a class axis, got "
+                            f"{logits.dtype.name} of shape {list(logits.shape)}")
+        cls_axis = 1 if logits.ndim > 1 else 0
+        logp = ops.log_softmax(logits, cls_axis)
+        if labels._data.dtype.kind in "iu":
+            return _weighted_nll(logp, labels, self.weight, self.ignore_index, self.reduction,
+                                 self.label_smoothing, "CrossEntropyLoss")
+        if labels.shape != logits.shape:
+            raise ValueError(f"CrossEntropyLoss: probability labels must have the logits' shape "
+                             f"{list(logits.shape)}, got {list(labels.shape)}")
+        n_classes = logits.shape[cls_axis]
+        target = labels
+        if self.label_smoothing:
+            target = ops.add(ops.mul(labels, 1.0 - self.label_smoothing), self.label_smoothing / n_classes)
+        w = ops.reshape(_class_weights(self.weight, n_classes, logits._data.dtype, "CrossEntropyLoss"),
+                        _class_axis_shape(logp))
+        per = ops.neg(ops.reduce_sum(ops.mul(ops.mul(logp, w), target), cls_axis))
+        return self.get_loss(per)
+
+    def extend_repr(self):
+        return (f"ignore_index={self.ignore_index}, reduction={self.reduction}, "
+                f"label_smoothing={self.label_smoothing}")
+
+
+# ================================================================== elementwise losses
+class SmoothL1Loss(LossBase):
+    """``0.5 * d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 * beta`` (d = logits - labels).
+
+    MindSpore's defaults: ``beta=1.0``, ``reduction="none"``.
+    """
+
+    def __init__(self, beta=1.0, reduction="none"):
+        super().__init__(reduction)
+        if isinstance(beta, bool) or not isinstance(beta, (int, float)) or beta <= 0:
+            raise ValueError(f"SmoothL1Loss: beta must be a positive number, got {beta!r}")
+        self.beta = float(beta)
+
+    def construct(self, logits, labels):
+        self._check_same_shape(logits, labels)
+        d = ops.sub(logits, labels)
+        a = ops.abs(d)
+        quad = ops.div(ops.mul(ops.square(d), 0.5), self.beta)
+        return self.get_loss(ops.where(ops.less(a, self.beta), quad, ops.sub(a, 0.5 * self.beta)))
+
+
+def _clamped_log(x):
+    """log(x) with log(0) taken as -100 (as the binary cross entropies clamp it), gradient 0 there."""
+    pos = ops.greater(x, 0)
+    safe = ops.where(pos, x, ops.ones_like(x))
+    return ops.maximum(ops.where(pos, ops.log(safe), ops.mul(ops.ones_like(x), -100.0)), -100.0)
+
+
+class BCELoss(LossBase):
+    """Binary cross entropy of probabilities: ``-w * (y * log(x) + (1 - y) * log(1 - x))``.
+
+    The logs are clamped at -100, so a probability of exactly 0 or 1 gives a
+    finite loss. ``weight`` broadcasts against the inputs.
+    """
+
+    def __init__(self, weight=None, reduction="mean"):
+        super().__init__(reduction)
+        self.weight = weight
+
+    def construct(self, logits, labels):
+        self._check_same_shape(logits, labels)
+        one = ops.ones_like(logits)
+        per = ops.neg(ops.add(ops.mul(labels, _clamped_log(logits)),
+                              ops.mul(ops.sub(one, labels), _clamped_log(ops.sub(one, logits)))))
+        return self.get_loss(per, 1.0 if self.weight is None else self.weight)
+
+
+def _log_sigmoid(x):
+    """log(sigmoid(x)) = -(max(-x, 0) + log(1 + exp(-|x|))), stable for any x."""
+    return ops.neg(ops.add(ops.relu(ops.neg(x)), ops.log(ops.add(ops.exp(ops.neg(ops.abs(x))), 1.0))))
+
+
+class BCEWithLogitsLoss(LossBase):
+    """Binary cross entropy on logits (sigmoid folded in, stable for large |x|).
+
+    ``-w * (pos_weight * y * log(sigmoid(x)) + (1 - y) * log(sigmoid(-x)))``.
+    """
+
+    def __init__(self, reduction="mean", weight=None, pos_weight=None):
+        super().__init__(reduction)
+        self.weight, self.pos_weight = weight, pos_weight
+
+    def construct(self, logits, labels):
+        self._check_same_shape(logits, labels)
+        pos = ops.mul(labels, _log_sigmoid(logits))
+        if self.pos_weight is not None:
+            pos = ops.mul(pos, self.pos_weight)
+        neg = ops.mul(ops.sub(ops.ones_like(labels), labels), _log_sigmoid(ops.neg(logits)))
+        per = ops.neg(ops.add(pos, neg))
+        return self.get_loss(per, 1.0 if self.weight is None else self.weight)
+
+
+class KLDivLoss(LossBase):
+    """Kullback-Leibler divergence ``target * (log(target) - logits)``, with ``logits`` log-probabilities.
+
+    Elements with ``target == 0`` contribute 0. ``reduction``: "mean" (over
+    elements; MindSpore's default), "batchmean" (sum / batch size), "sum" or "none".
+    """
+
+    def __init__(self, reduction="mean"):
+        _check_reduction("KLDivLoss", reduction, _REDUCTIONS + ("batchmean",))
+        super().__init__("sum" if reduction == "batchmean" else reduction)
+        self.reduction = reduction
+
+    def construct(self, logits, labels):
+        self._check_same_shape(logits, labels)
+        pos = ops.greater(labels, 0)
+        safe = ops.where(pos, labels, ops.ones_like(labels))
+        per = ops.where(pos, ops.mul(labels, ops.sub(ops.log(safe), logits)), ops.zeros_like(labels))
+        if self.reduction == "batchmean":
+            return ops.div(ops.reduce_sum(per), logits.shape[0] if logits.ndim else 1)
+        return self.get_loss(per)

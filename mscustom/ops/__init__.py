@@ -9,3 +9,11 @@ from .operations import Primitive, PrimitiveWithInfer, PrimitiveWithCheck, prim_
 from .custom import Custom, CustomRegOp, DataType, custom_info_register, custom_op_report, custom_op_usage
 
 from .custom.hybrid import kernel, ms_kernel
+
+# layers' ops (convolution, pooling, normalization, activations, random, creation)
+from ._conv_ops import conv1d, conv2d, conv2d_transpose
+from ._pool_ops import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from ._norm_ops import batch_norm, group_norm, layer_norm
+from ._activation_ops import dropout, erf, gelu, leaky_relu, relu6, silu
+from ._tensor_ops import (arange, argmax, argmin, cat, clamp, clip_by_value, full, gather, ones, split,
+                          standard_normal, uniform, zeros)

@@ -153,11 +153,39 @@ def amin(x, axis=None, keepdims=False):
     return reduce_min(x, axis, keepdims)
 
 
-def max(x, axis=None, keepdims=False):  # noqa: A001 - MindSpore's name
-    """The maximum values over ``axis`` (as ``amax``; no indices are returned)."""
-    return reduce_max(x, axis, keepdims)
+def _with_index(name, reduce, arg, x, axis, keepdims):
+    """MindSpore 2.x ``ops.max``/``ops.min``: the tuple (values, int32 indices of the first extreme).
+
+    With ``axis=None`` the value is over every element and the index is 0, as
+    MindSpore documents; ``keepdims`` applies only when ``axis`` is given.
+    """
+    if type(x) is not Tensor:
+        x = tensor_arg(x, name)
+    if axis is None:
+        return reduce(x, None, False), Tensor._wrap(np.zeros((), np.int32))
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"op '{name}': axis must be an int or None, got {axis!r}")
+    ax = normalize_axis(name, axis, x.ndim)[0]
+    idx = arg(x._data, axis=ax, keepdims=bool(keepdims)).astype(np.int32)
+    return reduce(x, ax, keepdims), Tensor._wrap(np.asarray(idx))
 
 
-def min(x, axis=None, keepdims=False):  # noqa: A001 - MindSpore's name
-    """The minimum values over ``axis`` (as ``amin``; no indices are returned)."""
-    return reduce_min(x, axis, keepdims)
+def max(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A001,A002 - MindSpore's names
+    """The maximum over ``axis`` and its index: a tuple ``(values, indices)`` as MindSpore 2.x returns.
+
+    The values are differentiable; ``initial``/``where`` are not supported.
+
+    Example::
+
+        values, idx = ops.max(ms.Tensor([[1.0, 5.0], [7.0, 2.0]]), axis=1)   # [5, 7], [1, 0]
+    """
+    if initial is not None or where is not None:
+        raise ValueError("op 'max': initial and where are not supported")
+    return _with_index("max", reduce_max, np.argmax, input, axis, keepdims)
+
+
+def min(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A001,A002 - MindSpore's names
+    """The minimum over ``axis`` and its index: a tuple ``(values, indices)`` as MindSpore 2.x returns."""
+    if initial is not None or where is not None:
+        raise ValueError("op 'min': initial and where are not supported")
+    return _with_index("min", reduce_min, np.argmin, input, axis, keepdims)

@@ -1,0 +1,444 @@
+"""Convolutions (NCHW): ``conv2d``, ``conv1d``, ``conv2d_transpose`` and their backprop ops.
+
+The kernels are im2col + one BLAS matrix product per group: the padded
+input's sliding windows (``np.lib.stride_tricks.sliding_window_view``, no
+copy) are gathered once into a column matrix and multiplied by the
+flattened filters. The input gradient is the transposed product followed by
+col2im (one strided add per kernel tap); the filter gradient is the product
+of the output gradient with the column matrix.
+
+The three ops close over each other, so gradients of gradients work:
+
+- ``conv2d(x, w)``: grads ``conv2d_backprop_input(g, w)``, ``conv2d_backprop_filter(x, g)``
+- ``conv2d_backprop_input(dy, w)``: grads ``conv2d(G, w)``, ``conv2d_backprop_filter(G, dy)``
+- ``conv2d_backprop_filter(x, dy)``: grads ``conv2d_backprop_input(dy, H)``, ``conv2d(x, H)``
+
+``conv2d_transpose`` is ``conv2d_backprop_input`` with MindSpore's output
+size rule, exactly as MindSpore builds ``Conv2dTranspose``.
+
+``pad_mode`` follows MindSpore: "same" gives ``ceil(in / stride)`` outputs and
+pads ``total // 2`` before and the rest after; "valid" pads nothing; "pad"
+uses ``padding`` (an int, or ``(top, bottom, left, right)``).
+
+Example::
+
+    y = ops.conv2d(x, w, stride=1, pad_mode="pad", padding=1)      # x (N,C,H,W), w (O,C,3,3)
+"""
+
+import contextlib
+
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+from .. import dtype as _dt
+from .._core.dispatch import call
+from . import functional as F
+from ._builtin import defop, tensor_arg
+
+_window_view = np.lib.stride_tricks.sliding_window_view
+_BLAS = {"controller": None}
+
+
+def _one_blas_thread():
+    """A context running BLAS on one thread, for the filter gradient's product.
+
+    That product has a tiny output (O x C*kH*kW) and a huge inner dimension
+    (N*oH*oW). Threaded OpenBLAS gains little on it, and on a machine whose
+    cores are busy with other processes its threads wait for each other at
+    every barrier: measured here 100-400 ms instead of 0.5 ms for a
+    (6 x 36864) @ (36864 x 25) product, about a tenth of the calls. One thread
+    costs at most about 2x on an idle machine and never stalls.
+    """
+    ctl = _BLAS["controller"]
+    if ctl is None:
+        ctl = _BLAS["controller"] = ThreadpoolController()
+    if not ctl.select(user_api="blas"):
+        return contextlib.nullcontext()
+    return ctl.limit(limits=1, user_api="blas")
+
+
+# ================================================================== argument helpers
+def _int_pair(v, name, what, minimum=1):
+    """An int or a pair of ints as a 2-tuple, each >= ``minimum``."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        v = (int(v), int(v))
+    elif isinstance(v, (tuple, list)) and len(v) == 2 and all(
+            isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in v):
+        v = (int(v[0]), int(v[1]))
+    else:
+        raise TypeError(f"{name}: {what} must be an int or a tuple of 2 ints, got {v!r}")
+    if min(v) < minimum:
+        raise ValueError(f"{name}: {what} must be >= {minimum}, got {v!r}")
+    return v
+
+
+def _padding4(padding, name):
+    """``padding`` as (top, bottom, left, right): an int or a 4-tuple of ints >= 0."""
+    if isinstance(padding, (int, np.integer)) and not isinstance(padding, bool):
+        p = (int(padding),) * 4
+    elif isinstance(padding, (tuple, list)) and len(padding) == 4 and all(
+            isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in padding):
+        p = tuple(int(i) for i in padding)
+    else:
+        raise TypeError(f"{name}: padding must be an int or a tuple of 4 ints "
+                        f"(top, bottom, left, right), got {padding!r}")
+    if min(p) < 0:
+        raise ValueError(f"{name}: padding must be >= 0, got {padding!r}")
+    return p
+
+
+def same_pads(size, k, stride, dilation):
+    """MindSpore's "same" padding of one axis: (before, after) for ``ceil(size / stride)`` outputs."""
+    out = -(-size // stride)
+    total = max((out - 1) * stride + dilation * (k - 1) + 1 - size, 0)
+    return total // 2, total - total // 2
+
+
+def resolve_pads(name, pad_mode, padding, hw, kernel, stride, dilation):
+    """The (top, bottom, left, right) padding for ``pad_mode`` "same", "valid" or "pad"."""
+    if not isinstance(pad_mode, str) or pad_mode.lower() not in ("same", "valid", "pad"):
+        raise ValueError(f"{name}: pad_mode must be 'same', 'valid' or 'pad', got {pad_mode!r}")
+    pad_mode = pad_mode.lower()
+    p = _padding4(padding, name)
+    if pad_mode != "pad":
+        if any(p):
+            raise ValueError(f"{name}: padding must be 0 when pad_mode is {pad_mode!r}, got {padding!r}; "
+                             "use pad_mode='pad' to pad explicitly")
+        if pad_mode == "valid":
+            return (0, 0, 0, 0)
+        return same_pads(hw[0], kernel[0], stride[0], dilation[0]) + \
+            same_pads(hw[1], kernel[1], stride[1], dilation[1])
+    return p
+
+
+def _out_size(size, k, stride, dilation, lo, hi):
+    return (size + lo + hi - dilation * (k - 1) - 1) // stride + 1
+
+
+def conv_output_hw(hw, khw, attrs):
+    """Output (height, width) of a convolution with these attrs on an input of spatial size ``hw``."""
+    t, b, le, r = attrs["pad"]
+    (sh, sw), (dh, dw) = attrs["stride"], attrs["dilation"]
+    return (_out_size(hw[0], khw[0], sh, dh, t, b), _out_size(hw[1], khw[1], sw, dw, le, r))
+
+
+# ================================================================== kernels
+def _pad(x, pad, value=0):
+    t, b, le, r = pad
+    if not (t or b or le or r):
+        return x
+    n, c, h, w = x.shape
+    out = np.full((n, c, h + t + b, w + le + r), value, x.dtype)
+    out[:, :, t:t + h, le:le + w] = x
+    return out
+
+
+def _windows(xp, kh, kw, attrs, oh, ow):
+    """A (N, C, oh, ow, kh, kw) view of the padded input's windows (no copy)."""
+    (sh, sw), (dh, dw) = attrs["stride"], attrs["dilation"]
+    v = _window_view(xp, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(2, 3))
+    return v[:, :, :(oh - 1) * sh + 1:sh, :(ow - 1) * sw + 1:sw, ::dh, ::dw]
+
+
+def _columns(x, w_shape, attrs, oh, ow):
+    """The im2col matrix, shaped (groups, C/groups*kH*kW, N*oh*ow).
+
+    Positions run along the last axis, so the copy out of the window view
+    moves whole output rows at a time (about 4x faster than a positions-major
+    matrix, whose innermost run is one kernel row).
+    """
+    g = attrs["groups"]
+    n, c = x.shape[:2]
+    kh, kw = w_shape[2:]
+    v = _windows(_pad(x, attrs["pad"]), kh, kw, attrs, oh, ow)
+    v = v.reshape(n, g, c // g, oh, ow, kh, kw).transpose(1, 2, 5, 6, 0, 3, 4)
+    return v.reshape(g, (c // g) * kh * kw, n * oh * ow)
+
+
+def _dy_matrix(dy, g):
+    """The output gradient as (groups, O/groups, N*oh*ow)."""
+    n, o, oh, ow = dy.shape
+    return dy.reshape(n, g, o // g, oh, ow).transpose(1, 2, 0, 3, 4).reshape(g, o // g, n * oh * ow)
+
+
+def _conv2d_compute(attrs, ins):
+    x, w = ins
+    g = attrs["groups"]
+    n = x.shape[0]
+    o, cg, kh, kw = w.shape
+    oh, ow = conv_output_hw(x.shape[2:], (kh, kw), attrs)
+    cols = _columns(x, w.shape, attrs, oh, ow)
+    y = np.matmul(w.reshape(g, o // g, cg * kh * kw), cols)          # (g, O/g, N*oh*ow)
+    y = y.reshape(g, o // g, n, oh, ow).transpose(2, 0, 1, 3, 4)
+    return np.ascontiguousarray(y).reshape(n, o, oh, ow)
+
+
+def _col2im(dcols, x_shape, w_shape, attrs, oh, ow):
+    """Sum the column gradients (g, C/g*kh*kw, N*oh*ow) back into an input-shaped array."""
+    g = attrs["groups"]
+    n, c, h, w = x_shape
+    kh, kw = w_shape[2:]
+    t, b, le, r = attrs["pad"]
+    (sh, sw), (dh, dw) = attrs["stride"], attrs["dilation"]
+    d = dcols.reshape(g, c // g, kh, kw, n, oh, ow).transpose(4, 0, 1, 2, 3, 5, 6)
+    d = d.reshape(n, c, kh, kw, oh, ow)
+    hp, wp = h + t + b, w + le + r
+    dxp = np.zeros((n, c, hp, wp), dcols.dtype)
+    for i in range(kh):
+        r0 = i * dh
+        for j in range(kw):
+            c0 = j * dw
+            dxp[:, :, r0:r0 + (oh - 1) * sh + 1:sh, c0:c0 + (ow - 1) * sw + 1:sw] += d[:, :, i, j]
+    if t or b or le or r:
+        return np.ascontiguousarray(dxp[:, :, t:t + h, le:le + w])
+    return dxp
+
+
+def _backprop_input_compute(attrs, ins):
+    dy, w = ins
+    g = attrs["groups"]
+    o, cg, kh, kw = w.shape
+    oh, ow = dy.shape[2:]
+    wt = w.reshape(g, o // g, cg * kh * kw).transpose(0, 2, 1)
+    dcols = np.matmul(wt, _dy_matrix(dy, g))                  # (g, C/g*kh*kw, N*oh*ow)
+    return _col2im(dcols, attrs["x_shape"], w.shape, attrs, oh, ow)
+
+
+def _backprop_filter_compute(attrs, ins):
+    x, dy = ins
+    g = attrs["groups"]
+    w_shape = attrs["w_shape"]
+    oh, ow = dy.shape[2:]
+    cols = _columns(x, w_shape, attrs, oh, ow)
+    with _one_blas_thread():
+        dw = np.matmul(_dy_matrix(dy, g), cols.transpose(0, 2, 1))    # (g, O/g, C/g*kh*kw)
+    return dw.reshape(w_shape)
+
+
+# ================================================================== shape and type rules
+def _check_conv(name, x_shape, w_shape, attrs):
+    """Validate an (x, w) pair and return the output shape."""
+    if len(x_shape) != 4:
+        raise ValueError(f"op '{name}': the input must be 4-D (N, C, H, W), got shape {list(x_shape)}")
+    if len(w_shape) != 4:
+        raise ValueError(f"op '{name}': the weight must be 4-D (O, C/group, kH, kW), got shape {list(w_shape)}")
+    g = attrs["groups"]
+    n, c, h, w = x_shape
+    o, cg, kh, kw = w_shape
+    if c % g or o % g:
+        raise ValueError(f"op '{name}': in_channels {c} and out_channels {o} must both be divisible by "
+                         f"group {g}")
+    if cg * g != c:
+        raise ValueError(f"op '{name}': the weight {list(w_shape)} expects {cg * g} input channels "
+                         f"(C/group = {cg}, group = {g}), got an input of shape {list(x_shape)}")
+    oh, ow = conv_output_hw((h, w), (kh, kw), attrs)
+    if oh <= 0 or ow <= 0:
+        raise ValueError(f"op '{name}': kernel {kh}x{kw} (dilation {attrs['dilation']}) does not fit the "
+                         f"input {h}x{w} padded by {attrs['pad']}: output would be {oh}x{ow}")
+    return [n, o, oh, ow]
+
+
+def _conv2d_shape(attrs, shapes):
+    return shapes, [_check_conv("conv2d", shapes[0], shapes[1], attrs)]
+
+
+def _backprop_input_shape(attrs, shapes):
+    dy, w = shapes
+    x_shape = list(attrs["x_shape"])
+    expect = _check_conv("conv2d_backprop_input", x_shape, w, attrs)
+    if list(dy) != expect:
+        raise ValueError(f"op 'conv2d_backprop_input': the output gradient must have shape {expect} for an "
+                         f"input of shape {x_shape} and weight {list(w)}, got {list(dy)}")
+    return shapes, [x_shape]
+
+
+def _backprop_filter_shape(attrs, shapes):
+    x, dy = shapes
+    expect = _check_conv("conv2d_backprop_filter", x, attrs["w_shape"], attrs)
+    if list(dy) != expect:
+        raise ValueError(f"op 'conv2d_backprop_filter': the output gradient must have shape {expect}, "
+                         f"got {list(dy)}")
+    return shapes, [list(attrs["w_shape"])]
+
+
+def _float_same(name):
+    def infer(attrs, dtypes):
+        for i, d in enumerate(dtypes):
+            if not _dt.is_floating(d):
+                raise TypeError(f"op '{name}': input {i} must be float16, float32 or float64, got {d.name}")
+        if dtypes[0] is not dtypes[1]:
+            raise TypeError(f"op '{name}': both inputs must have the same dtype, got {dtypes[0].name} "
+                            f"and {dtypes[1].name}")
+        return dtypes, [dtypes[0]]
+    return infer
+
+
+def _base_attrs(attrs):
+    return {k: attrs[k] for k in ("stride", "pad", "dilation", "groups")}
+
+
+def _conv2d_grad(ins, outs, g, a):
+    x, w = ins
+    return [backprop_input(g[0], w, x.shape, a), backprop_filter(x, g[0], w.shape, a)]
+
+
+def _backprop_input_grad(ins, outs, g, a):
+    dy, w = ins
+    return [_conv(g[0], w, a), backprop_filter(g[0], dy, w.shape, a)]
+
+
+def _backprop_filter_grad(ins, outs, g, a):
+    x, dy = ins
+    return [backprop_input(dy, g[0], x.shape, a), _conv(x, g[0], a)]
+
+
+_CONV2D = defop("conv2d", 2, _conv2d_compute, _conv2d_shape, _float_same("conv2d"), _conv2d_grad,
+                doc="2-D convolution, NCHW, im2col + matmul", arg_names=("x", "weight"))
+_BACKPROP_INPUT = defop("conv2d_backprop_input", 2, _backprop_input_compute, _backprop_input_shape,
+                        _float_same("conv2d_backprop_input"), _backprop_input_grad,
+                        doc="gradient of conv2d w.r.t. its input (transposed convolution)",
+                        arg_names=("dy", "weight"))
+_BACKPROP_FILTER = defop("conv2d_backprop_filter", 2, _backprop_filter_compute, _backprop_filter_shape,
+                         _float_same("conv2d_backprop_filter"), _backprop_filter_grad,
+                         doc="gradient of conv2d w.r.t. its weight", arg_names=("x", "dy"))
+
+
+def _conv(x, w, attrs):
+    return call(_CONV2D, (x, w), _base_attrs(attrs))
+
+
+def backprop_input(dy, w, x_shape, attrs):
+    """The gradient of ``conv2d`` w.r.t. an input of ``x_shape`` (differentiable)."""
+    a = _base_attrs(attrs)
+    a["x_shape"] = tuple(int(s) for s in x_shape)
+    return call(_BACKPROP_INPUT, (dy, w), a)
+
+
+def backprop_filter(x, dy, w_shape, attrs):
+    """The gradient of ``conv2d`` w.r.t. a weight of ``w_shape`` (differentiable)."""
+    a = _base_attrs(attrs)
+    a["w_shape"] = tuple(int(s) for s in w_shape)
+    return call(_BACKPROP_FILTER, (x, dy), a)
+
+
+# ================================================================== public functions
+def _conv_attrs(name, x, w, stride, pad_mode, padding, dilation, groups):
+    if x.ndim != 4 or w.ndim != 4:
+        raise ValueError(f"{name}: expects a 4-D input (N, C, H, W) and a 4-D weight, got shapes "
+                         f"{list(x.shape)} and {list(w.shape)}")
+    if not isinstance(groups, (int, np.integer)) or isinstance(groups, bool) or groups < 1:
+        raise ValueError(f"{name}: group must be a positive int, got {groups!r}")
+    stride = _int_pair(stride, name, "stride")
+    dilation = _int_pair(dilation, name, "dilation")
+    pad = resolve_pads(name, pad_mode, padding, x.shape[2:], w.shape[2:], stride, dilation)
+    return {"stride": stride, "pad": pad, "dilation": dilation, "groups": int(groups)}
+
+
+def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1,  # noqa: A002
+           groups=1):
+    """2-D convolution of ``input`` (N, C, H, W) with ``weight`` (O, C/groups, kH, kW).
+
+    ``pad_mode``: "valid" (the default of ``ops.conv2d``), "same" or "pad" (then
+    ``padding`` is an int or (top, bottom, left, right)). ``bias``: None or (O,).
+
+    Example::
+
+        ops.conv2d(x, w, pad_mode="same")        # same H, W as x for stride 1
+    """
+    x, w = tensor_arg(input, "conv2d"), tensor_arg(weight, "conv2d")
+    y = call(_CONV2D, (x, w), _conv_attrs("conv2d", x, w, stride, pad_mode, padding, dilation, groups))
+    if bias is not None:
+        y = F.add(y, F.reshape(tensor_arg(bias, "conv2d"), (1, -1, 1, 1)))
+    return y
+
+
+def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1,  # noqa: A002
+           groups=1):
+    """1-D convolution of ``input`` (N, C, L) with ``weight`` (O, C/groups, K).
+
+    ``padding`` is an int or (left, right) for ``pad_mode="pad"``. Runs as a
+    ``conv2d`` over a height of 1.
+    """
+    x, w = tensor_arg(input, "conv1d"), tensor_arg(weight, "conv1d")
+    if x.ndim != 3 or w.ndim != 3:
+        raise ValueError(f"conv1d: expects a 3-D input (N, C, L) and a 3-D weight (O, C/group, K), got "
+                         f"shapes {list(x.shape)} and {list(w.shape)}")
+    if isinstance(padding, (tuple, list)):
+        if len(padding) != 2:
+            raise TypeError(f"conv1d: padding must be an int or a tuple of 2 ints, got {padding!r}")
+        pad4 = (0, 0, padding[0], padding[1])
+    else:
+        pad4 = (0, 0, padding, padding) if isinstance(padding, (int, np.integer)) else padding
+    stride = (1, _int_pair(stride, "conv1d", "stride")[0])
+    dilation = (1, _int_pair(dilation, "conv1d", "dilation")[0])
+    x4 = F.expand_dims(x, 2)
+    w4 = F.expand_dims(w, 2)
+    y = call(_CONV2D, (x4, w4), _conv_attrs("conv1d", x4, w4, stride, pad_mode, pad4, dilation, groups))
+    y = F.squeeze(y, 2)
+    if bias is not None:
+        y = F.add(y, F.reshape(tensor_arg(bias, "conv1d"), (1, -1, 1)))
+    return y
+
+
+def conv_transpose_output_hw(name, hw, kernel, stride, dilation, pad_mode, padding, output_padding=(0, 0)):
+    """Output size and padding of a transposed convolution, as MindSpore's Conv2dTranspose defines them."""
+    mode = pad_mode.lower() if isinstance(pad_mode, str) else pad_mode
+    if mode not in ("same", "valid", "pad"):
+        raise ValueError(f"{name}: pad_mode must be 'same', 'valid' or 'pad', got {pad_mode!r}")
+    out, pads = [], []
+    p = _padding4(padding, name)
+    if mode != "pad" and any(p):
+        raise ValueError(f"{name}: padding must be 0 when pad_mode is {pad_mode!r}, got {padding!r}")
+    for ax in range(2):
+        h, k, s, d = hw[ax], kernel[ax], stride[ax], dilation[ax]
+        if mode == "same":
+            size = h * s
+            lo, hi = same_pads(size, k, s, d)
+        elif mode == "valid":
+            size = (h - 1) * s + d * (k - 1) + 1
+            lo, hi = 0, 0
+        else:
+            lo, hi = p[2 * ax], p[2 * ax + 1]
+            size = (h - 1) * s - lo - hi + d * (k - 1) + 1 + output_padding[ax]
+            if output_padding[ax] >= max(s, d):
+                raise ValueError(f"{name}: output_padding must be smaller than stride or dilation, got "
+                                 f"{output_padding[ax]} with stride {s} and dilation {d}")
+            hi = max(hi - output_padding[ax], 0)      # the extra rows lie past every window
+        if size <= 0:
+            raise ValueError(f"{name}: the output size along axis {ax + 2} would be {size}")
+        out.append(size)
+        pads += [lo, hi]
+    return tuple(out), tuple(pads)
+
+
+def conv2d_transpose(input, weight, stride=1, pad_mode="same", padding=0, dilation=1, groups=1,  # noqa: A002
+                     output_padding=0):
+    """Transposed 2-D convolution: ``input`` (N, Cin, H, W), ``weight`` (Cin, Cout/groups, kH, kW).
+
+    The output size follows MindSpore's ``nn.Conv2dTranspose``: "same" gives
+    ``H * stride``, "valid" ``(H - 1) * stride + dilation * (kH - 1) + 1``, "pad"
+    subtracts ``top + bottom`` from that and adds ``output_padding``.
+    """
+    x, w = tensor_arg(input, "conv2d_transpose"), tensor_arg(weight, "conv2d_transpose")
+    name = "conv2d_transpose"
+    if x.ndim != 4 or w.ndim != 4:
+        raise ValueError(f"{name}: expects a 4-D input and a 4-D weight (Cin, Cout/group, kH, kW), got "
+                         f"shapes {list(x.shape)} and {list(w.shape)}")
+    if w.shape[0] != x.shape[1]:
+        raise ValueError(f"{name}: the weight {list(w.shape)} expects {w.shape[0]} input channels, got an "
+                         f"input of shape {list(x.shape)}")
+    if not isinstance(groups, (int, np.integer)) or isinstance(groups, bool) or groups < 1 or \
+            x.shape[1] % groups:
+        raise ValueError(f"{name}: group must be a positive int dividing in_channels {x.shape[1]}, "
+                         f"got {groups!r}")
+    stride = _int_pair(stride, name, "stride")
+    dilation = _int_pair(dilation, name, "dilation")
+    output_padding = _int_pair(output_padding, name, "output_padding", minimum=0)
+    hw, pads = conv_transpose_output_hw(name, x.shape[2:], w.shape[2:], stride, dilation, pad_mode,
+                                        padding, output_padding)
+    attrs = {"stride": stride, "pad": pads, "dilation": dilation, "groups": int(groups)}
+    x_shape = (x.shape[0], w.shape[1] * groups) + hw
+    return backprop_input(x, w, x_shape, attrs)
+
+
+__all__ = ["conv1d", "conv2d", "conv2d_transpose"]

@@ -1,0 +1,330 @@
+"""Pooling (NCHW): ``max_pool2d``, ``avg_pool2d``, ``adaptive_avg_pool2d``.
+
+Max and average pooling loop over the kernel taps (kH * kW strided NumPy
+operations over the whole batch), never over output positions. Max pooling
+keeps the index of the first maximum of each window (as MindSpore does); its
+gradient routes each output gradient to that element.
+
+The gradient ops close over each other so second derivatives work:
+``max_pool2d_grad(x, dy)`` has gradient ``max_pool2d_gather(x, G)`` w.r.t.
+``dy`` and vice versa; ``avg_pool2d_grad`` has gradient ``avg_pool2d``.
+``adaptive_avg_pool2d`` is two matrix products with fixed averaging
+matrices, so its gradient comes from ``matmul``'s.
+
+Example::
+
+    ops.max_pool2d(x, kernel_size=2, stride=2)          # (N, C, H//2, W//2)
+"""
+
+import numpy as np
+
+from .. import dtype as _dt
+from .._core.dispatch import call
+from ..tensor import Tensor
+from . import functional as F
+from ._builtin import defop, tensor_arg
+from ._conv_ops import _int_pair, resolve_pads
+
+
+# ================================================================== shared geometry
+def _out_hw(hw, attrs):
+    (kh, kw), (sh, sw) = attrs["kernel"], attrs["stride"]
+    t, b, le, r = attrs["pad"]
+    return (hw[0] + t + b - kh) // sh + 1, (hw[1] + le + r - kw) // sw + 1
+
+
+def _taps(attrs, oh, ow):
+    """Yield (tap index, row slice, column slice) of the padded input for every kernel tap."""
+    (kh, kw), (sh, sw) = attrs["kernel"], attrs["stride"]
+    k = 0
+    for i in range(kh):
+        for j in range(kw):
+            yield k, slice(i, i + (oh - 1) * sh + 1, sh), slice(j, j + (ow - 1) * sw + 1, sw)
+            k += 1
+
+
+def _pad(x, pad, value):
+    t, b, le, r = pad
+    if not (t or b or le or r):
+        return x
+    n, c, h, w = x.shape
+    out = np.full((n, c, h + t + b, w + le + r), value, x.dtype)
+    out[:, :, t:t + h, le:le + w] = x
+    return out
+
+
+def _crop(xp, pad, shape):
+    t, _, le, _ = pad
+    if xp.shape == tuple(shape):
+        return xp
+    return np.ascontiguousarray(xp[:, :, t:t + shape[2], le:le + shape[3]])
+
+
+def _pool_shape(name):
+    def infer(attrs, shapes):
+        s = shapes[0]
+        if len(s) != 4:
+            raise ValueError(f"op '{name}': the input must be 4-D (N, C, H, W), got shape {list(s)}")
+        oh, ow = _out_hw(s[2:], attrs)
+        if oh <= 0 or ow <= 0:
+            raise ValueError(f"op '{name}': kernel {attrs['kernel']} does not fit the input {list(s[2:])} "
+                             f"padded by {attrs['pad']}")
+        return shapes, [[s[0], s[1], oh, ow]]
+    return infer
+
+
+def _float_type(name):
+    def infer(attrs, dtypes):
+        for i, d in enumerate(dtypes):
+            if not _dt.is_floating(d):
+                raise TypeError(f"op '{name}': input {i} must be float16, float32 or float64, got {d.name}")
+        return dtypes, [dtypes[0]]
+    return infer
+
+
+def _same_as_input(attrs, shapes):
+    return shapes, [list(shapes[0])]
+
+
+# ================================================================== max pooling
+def _argmax_taps(x, attrs):
+    """The pooled maxima and, per output, the tap index of the first maximum of its window."""
+    xp = _pad(x, attrs["pad"], -np.inf)
+    oh, ow = _out_hw(x.shape[2:], attrs)
+    best = idx = None
+    for k, rs, cs in _taps(attrs, oh, ow):
+        v = xp[:, :, rs, cs]
+        if best is None:
+            best = v.copy()
+            idx = np.zeros(best.shape, np.int32)
+            continue
+        better = v > best
+        np.copyto(best, v, where=better)
+        np.copyto(idx, k, where=better)
+    return best, idx, xp.shape, oh, ow
+
+
+def _max_pool_compute(attrs, ins):
+    x = ins[0]
+    xp = _pad(x, attrs["pad"], -np.inf)
+    oh, ow = _out_hw(x.shape[2:], attrs)
+    best = None
+    for _, rs, cs in _taps(attrs, oh, ow):
+        if best is None:
+            best = xp[:, :, rs, cs].copy()
+        else:
+            np.maximum(best, xp[:, :, rs, cs], out=best)
+    return best
+
+
+def _max_pool_grad_compute(attrs, ins):
+    x, dy = ins
+    _, idx, pshape, oh, ow = _argmax_taps(x, attrs)
+    dxp = np.zeros(pshape, dy.dtype)
+    for k, rs, cs in _taps(attrs, oh, ow):
+        dxp[:, :, rs, cs] += np.where(idx == k, dy, 0)
+    return _crop(dxp, attrs["pad"], x.shape)
+
+
+def _max_pool_gather_compute(attrs, ins):
+    x, g = ins
+    _, idx, _, oh, ow = _argmax_taps(x, attrs)
+    gp = _pad(g, attrs["pad"], 0)
+    out = np.zeros(idx.shape, g.dtype)
+    for k, rs, cs in _taps(attrs, oh, ow):
+        np.copyto(out, gp[:, :, rs, cs], where=idx == k)
+    return out
+
+
+def _max_pool_grad_shape(attrs, shapes):
+    expect = _pool_shape("max_pool2d_grad")(attrs, shapes[:1])[1][0]
+    if list(shapes[1]) != expect:
+        raise ValueError(f"op 'max_pool2d_grad': the output gradient must have shape {expect}, "
+                         f"got {list(shapes[1])}")
+    return shapes, [list(shapes[0])]
+
+
+_MAX_POOL = defop("max_pool2d", 1, _max_pool_compute, _pool_shape("max_pool2d"), _float_type("max_pool2d"),
+                  lambda ins, outs, g, a: [call(_MAX_POOL_GRAD, (ins[0], g[0]), a)],
+                  doc="2-D max pooling, NCHW", arg_names=("x",))
+_MAX_POOL_GRAD = defop("max_pool2d_grad", 2, _max_pool_grad_compute, _max_pool_grad_shape,
+                       _float_type("max_pool2d_grad"),
+                       lambda ins, outs, g, a: [None, call(_MAX_POOL_GATHER, (ins[0], g[0]), a)],
+                       doc="gradient of max_pool2d: dy routed to each window's first maximum",
+                       arg_names=("x", "dy"))
+_MAX_POOL_GATHER = defop("max_pool2d_gather", 2, _max_pool_gather_compute,
+                         lambda a, s: (s, _pool_shape("max_pool2d_gather")(a, s[:1])[1]),
+                         _float_type("max_pool2d_gather"),
+                         lambda ins, outs, g, a: [None, call(_MAX_POOL_GRAD, (ins[0], g[0]), a)],
+                         doc="g read at each window's first maximum of x", arg_names=("x", "g"))
+
+
+# ================================================================== average pooling
+def _divisor(attrs, hw):
+    """The divisor of every output: kH*kW, or the count of unpadded elements in its window."""
+    (kh, kw) = attrs["kernel"]
+    if attrs["divisor_override"]:
+        return float(attrs["divisor_override"])
+    if attrs["count_include_pad"] or not any(attrs["pad"]):
+        return float(kh * kw)
+    ones = _pad(np.ones((1, 1) + tuple(hw)), attrs["pad"], 0)
+    oh, ow = _out_hw(hw, attrs)
+    count = np.zeros((1, 1, oh, ow))
+    for _, rs, cs in _taps(attrs, oh, ow):
+        count += ones[:, :, rs, cs]
+    return count
+
+
+def _avg_pool_compute(attrs, ins):
+    x = ins[0]
+    xp = _pad(x, attrs["pad"], 0)
+    oh, ow = _out_hw(x.shape[2:], attrs)
+    out = np.zeros(x.shape[:2] + (oh, ow), x.dtype)
+    for _, rs, cs in _taps(attrs, oh, ow):
+        out += xp[:, :, rs, cs]
+    out /= np.asarray(_divisor(attrs, x.shape[2:]), x.dtype)
+    return out
+
+
+def _avg_pool_grad_compute(attrs, ins):
+    dy = ins[0]
+    shape = attrs["x_shape"]
+    t, b, le, r = attrs["pad"]
+    oh, ow = dy.shape[2:]
+    share = dy / np.asarray(_divisor(attrs, shape[2:]), dy.dtype)
+    dxp = np.zeros((shape[0], shape[1], shape[2] + t + b, shape[3] + le + r), dy.dtype)
+    for _, rs, cs in _taps(attrs, oh, ow):
+        dxp[:, :, rs, cs] += share
+    return _crop(dxp, attrs["pad"], shape)
+
+
+def _avg_pool_grad_shape(attrs, shapes):
+    shape = list(attrs["x_shape"])
+    expect = _pool_shape("avg_pool2d_grad")(attrs, [shape])[1][0]
+    if list(shapes[0]) != expect:
+        raise ValueError(f"op 'avg_pool2d_grad': the output gradient must have shape {expect}, "
+                         f"got {list(shapes[0])}")
+    return shapes, [shape]
+
+
+def _pool_attrs(attrs):
+    return {k: v for k, v in attrs.items() if k != "x_shape"}
+
+
+_AVG_POOL = defop("avg_pool2d", 1, _avg_pool_compute, _pool_shape("avg_pool2d"), _float_type("avg_pool2d"),
+                  lambda ins, outs, g, a: [call(_AVG_POOL_GRAD, (g[0],),
+                                                dict(a, x_shape=tuple(ins[0].shape)))],
+                  doc="2-D average pooling, NCHW", arg_names=("x",))
+_AVG_POOL_GRAD = defop("avg_pool2d_grad", 1, _avg_pool_grad_compute, _avg_pool_grad_shape,
+                       _float_type("avg_pool2d_grad"),
+                       lambda ins, outs, g, a: [call(_AVG_POOL, (g[0],), _pool_attrs(a))],
+                       doc="gradient of avg_pool2d: each output gradient shared over its window",
+                       arg_names=("dy",))
+
+
+# ================================================================== public functions
+def _attrs(name, x, kernel_size, stride, pad_mode, padding, **extra):
+    if x.ndim != 4:
+        raise ValueError(f"{name}: the input must be 4-D (N, C, H, W), got shape {list(x.shape)}")
+    kernel = _int_pair(kernel_size, name, "kernel_size")
+    stride = kernel if stride is None else _int_pair(stride, name, "stride")
+    if isinstance(padding, (tuple, list)) and len(padding) == 1:
+        padding = padding[0]
+    if isinstance(padding, (tuple, list)) and len(padding) == 2:
+        padding = (padding[0], padding[0], padding[1], padding[1])
+    pad = resolve_pads(name, pad_mode, padding, x.shape[2:], kernel, stride, (1, 1))
+    if pad_mode == "pad" and (max(pad[:2]) > kernel[0] // 2 or max(pad[2:]) > kernel[1] // 2):
+        raise ValueError(f"{name}: padding {padding!r} must be at most half of kernel_size {kernel_size!r}")
+    return dict({"kernel": kernel, "stride": stride, "pad": pad}, **extra)
+
+
+def _mode(pad_mode, padding):
+    """``pad_mode`` None (MindSpore's functional forms) means "pad" when there is padding, else "valid"."""
+    if pad_mode is not None:
+        return pad_mode
+    return "pad" if any(np.atleast_1d(padding)) else "valid"
+
+
+def _unsupported(name, dilation, ceil_mode, return_indices=False):
+    if dilation not in (1, (1, 1)) or ceil_mode or return_indices:
+        raise ValueError(f"{name}: dilation other than 1, ceil_mode=True and return_indices=True are not "
+                         "supported")
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False, *,
+               pad_mode=None):
+    """Max over each ``kernel_size`` window of ``x`` (N, C, H, W), moved by ``stride``.
+
+    MindSpore's functional signature: ``stride`` None means ``kernel_size``;
+    ``padding`` an int or (pH, pW) pads both sides (padded elements never win).
+    The keyword ``pad_mode`` ("valid", "same", "pad") is what ``nn.MaxPool2d``
+    uses; "pad" also takes (top, bottom, left, right).
+
+    Example::
+
+        ops.max_pool2d(x, 2)                 # 2x2 windows, stride 2
+    """
+    x = tensor_arg(x, "max_pool2d")
+    _unsupported("max_pool2d", dilation, ceil_mode, return_indices)
+    return call(_MAX_POOL, (x,), _attrs("max_pool2d", x, kernel_size, stride, _mode(pad_mode, padding), padding))
+
+
+def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=0, *, pad_mode=None):
+    """Mean over each ``kernel_size`` window of ``input_x`` (N, C, H, W), moved by ``stride``.
+
+    MindSpore's functional signature. With padding, ``count_include_pad`` says
+    whether the padded zeros count in the divisor ("same" padding never counts
+    them, as MindSpore's "same" mode); a non-zero ``divisor_override`` replaces
+    the divisor. The keyword ``pad_mode`` is what ``nn.AvgPool2d`` uses.
+    """
+    x = tensor_arg(input_x, "avg_pool2d")
+    _unsupported("avg_pool2d", 1, ceil_mode)
+    if divisor_override is None:
+        divisor_override = 0
+    if isinstance(divisor_override, bool) or not isinstance(divisor_override, int) or divisor_override < 0:
+        raise ValueError(f"avg_pool2d: divisor_override must be a non-negative int (0: none), got "
+                         f"{divisor_override!r}")
+    mode = _mode(pad_mode, padding)
+    include = bool(count_include_pad) and mode != "same"
+    return call(_AVG_POOL, (x,), _attrs("avg_pool2d", x, kernel_size, stride, mode, padding,
+                                        count_include_pad=include, divisor_override=divisor_override))
+
+
+def _bins_matrix(size, out, dtype):
+    """(out, size) averaging matrix of adaptive pooling: bin i covers [floor(i*size/out), ceil((i+1)*size/out))."""
+    m = np.zeros((out, size), dtype)
+    for i in range(out):
+        lo, hi = (i * size) // out, -(-((i + 1) * size) // out)
+        m[i, lo:hi] = 1.0 / (hi - lo)
+    return m
+
+
+def adaptive_avg_pool2d(input, output_size):  # noqa: A002 - MindSpore's name
+    """Average pooling to a fixed ``output_size`` (an int, or (H, W) where None keeps that size).
+
+    Output bin ``i`` of an axis of length L averages ``[floor(i*L/out), ceil((i+1)*L/out))``.
+    Input (N, C, H, W) or (C, H, W).
+    """
+    x = tensor_arg(input, "adaptive_avg_pool2d")
+    if x.ndim not in (3, 4):
+        raise ValueError(f"adaptive_avg_pool2d: the input must be 3-D or 4-D, got shape {list(x.shape)}")
+    if x._data.dtype.kind != "f":
+        raise TypeError(f"adaptive_avg_pool2d: the input must be a float tensor, got {x.dtype.name}")
+    h, w = x.shape[-2:]
+    if isinstance(output_size, (int, np.integer)):
+        output_size = (int(output_size), int(output_size))
+    if not isinstance(output_size, (tuple, list)) or len(output_size) != 2:
+        raise TypeError(f"adaptive_avg_pool2d: output_size must be an int or a tuple of 2 (int or None), "
+                        f"got {output_size!r}")
+    oh = h if output_size[0] is None else int(output_size[0])
+    ow = w if output_size[1] is None else int(output_size[1])
+    if oh <= 0 or ow <= 0:
+        raise ValueError(f"adaptive_avg_pool2d: output_size must be positive, got {output_size!r}")
+    dt = x._data.dtype
+    ph = Tensor._wrap(_bins_matrix(h, oh, dt))
+    pwt = Tensor._wrap(np.ascontiguousarray(_bins_matrix(w, ow, dt).T))
+    return F.matmul(F.matmul(ph, x), pwt)
+
+
+__all__ = ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"]
