@@ -25,3 +25,12 @@ __all__ = ["Cell", "CellList", "SequentialCell",
            "WithLossCell", "TrainOneStepCell",
            "init", "initializer", "Initializer", "Normal", "Uniform", "Zero", "One", "Constant",
            "HeUniform", "HeNormal", "XavierUniform", "XavierNormal", "set_seed", "get_seed"]
+
+# Optimizers beyond SGD/Momentum/Adam, learning-rate schedules and per-step lr lists.
+from .optim import AdamWeightDecay, AdamW, RMSProp, Adagrad
+from .learning_rate_schedule import (LearningRateSchedule, ExponentialDecayLR, CosineDecayLR,
+                                     PolynomialDecayLR, WarmUpLR)
+from .dynamic_lr import piecewise_constant_lr, exponential_decay_lr, cosine_decay_lr, warmup_lr
+__all__ += ["AdamWeightDecay", "AdamW", "RMSProp", "Adagrad", "LearningRateSchedule", "ExponentialDecayLR",
+            "CosineDecayLR", "PolynomialDecayLR", "WarmUpLR", "piecewise_constant_lr", "exponential_decay_lr",
+            "cosine_decay_lr", "warmup_lr"]
