@@ -20,3 +20,11 @@ __all__ = ["DType", "float16", "float32", "float64", "int8", "int16", "int32", "
            "uint16", "uint32", "uint64", "bool_", "Tensor", "Parameter", "ParameterTuple",
            "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "set_device", "ops",
            "grad", "value_and_grad", "GradOperation", "nn", "set_seed", "get_seed"]
+
+# Data, the training driver and checkpoints (mindspore.dataset / mindspore.train / mindspore.save_checkpoint ...).
+from . import dataset, train
+from .train import (Model, Callback, RunContext, LossMonitor, TimeMonitor, History, EarlyStopping, CheckpointConfig,
+                    ModelCheckpoint, save_checkpoint, load_checkpoint, load_param_into_net)
+__all__ += ["dataset", "train", "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "History",
+            "EarlyStopping", "CheckpointConfig", "ModelCheckpoint", "save_checkpoint", "load_checkpoint",
+            "load_param_into_net"]

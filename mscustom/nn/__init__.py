@@ -34,3 +34,5 @@ from .dynamic_lr import piecewise_constant_lr, exponential_decay_lr, cosine_deca
 __all__ += ["AdamWeightDecay", "AdamW", "RMSProp", "Adagrad", "LearningRateSchedule", "ExponentialDecayLR",
             "CosineDecayLR", "PolynomialDecayLR", "WarmUpLR", "piecewise_constant_lr", "exponential_decay_lr",
             "cosine_decay_lr", "warmup_lr"]
+from .eval_cell import WithEvalCell
+__all__ += ["WithEvalCell"]
