@@ -100,6 +100,8 @@ def test_dict_iterator_tensors_and_epochs():
         assert all(isinstance(t, ms.Tensor) for t in batches)
         np.testing.assert_array_equal(np.concatenate([t.asnumpy() for t in batches]), np.arange(4.0))
     assert list(it) == []                                           # two epochs served, then done
+    row = next(iter(ds.GeneratorDataset([(np.float32(1.5), 2)], ["a", "b"]).create_tuple_iterator()))
+    assert row[0].shape == () and row[0].dtype == ms.float32 and row[1].dtype == ms.int64   # scalars stay 0-d
 
 
 def test_transforms_and_vision_against_numpy(rng):

@@ -104,7 +104,9 @@ class _Iterator:
         return self._convert(item)
 
     def _value(self, array):
-        return array if self._output_numpy else Tensor._wrap(np.ascontiguousarray(array))
+        if self._output_numpy:
+            return array
+        return Tensor._wrap(array if array.flags.c_contiguous else array.copy(order="C"))   # 0-d stays 0-d
 
     def stop(self):
         """End the loader thread now (also done when the iterator is garbage collected)."""

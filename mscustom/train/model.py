@@ -149,7 +149,7 @@ class Model:
                         cbs.on_train_step_begin(run_context)
                         cb_params.net_outputs = self._train_network(*row)
                         cbs.on_train_step_end(run_context)
-                        bar.update(1)
+                        bar.step(cb_params.net_outputs)
                         if run_context.get_stop_requested():
                             break
                 finally:

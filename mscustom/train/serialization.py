@@ -120,7 +120,8 @@ def _entries(save_obj, append_dict, choice_func):
         if name in seen:
             raise ValueError(f"save_checkpoint: the name '{name}' appears twice")
         seen.add(name)
-        out.append((name, np.ascontiguousarray(_as_array(data, name))))
+        arr = _as_array(data, name)
+        out.append((name, arr if arr.flags.c_contiguous else arr.copy(order="C")))   # keeps 0-d arrays 0-d
     return out
 
 
