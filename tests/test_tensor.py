@@ -140,7 +140,7 @@ def test_format_tag():
 def test_parameter_name_set_data_and_grad():
     w = ms.Parameter(ms.Tensor([1.0, 2.0]), name="w")
     assert w.name == "w" and w.requires_grad and isinstance(w, ms.Tensor)
-    assert repr(w) == "Parameter(name=w, shape=[2], dtype=float32, requires_grad=True)"
+    assert repr(w) == "Parameter (name=w, shape=(2,), dtype=Float32, requires_grad=True)"   # MindSpore prints this
     w.set_data(ms.Tensor([3.0, 4.0]))
     np.testing.assert_array_equal(w.asnumpy(), [3.0, 4.0])
     w.set_data(np.array([5, 6]))                    # keeps the parameter's dtype
