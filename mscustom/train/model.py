@@ -164,7 +164,6 @@ class Model:
             cbs.on_train_end(run_context)
         finally:
             iterator.stop()
-            self._network.set_train(False)
 
     def train(self, epoch, train_dataset, callbacks=None, dataset_sink_mode=False, sink_size=-1, initial_epoch=0):
         """Train for ``epoch`` epochs over ``train_dataset``, calling ``callbacks`` at each hook.
