@@ -24,3 +24,11 @@ __all__ = ["DType", "float16", "float32", "float64", "int8", "int16", "int32", "
            "grad", "value_and_grad", "GradOperation", "nn", "set_seed", "get_seed", "jit", "extend"]
 
 from . import common  # noqa: E402  (mindspore.common: initializer, dtype)
+
+# Data, the training driver and checkpoints (mindspore.dataset / mindspore.train / mindspore.save_checkpoint ...).
+from . import dataset, train
+from .train import (Model, Callback, RunContext, LossMonitor, TimeMonitor, History, EarlyStopping, CheckpointConfig,
+                    ModelCheckpoint, save_checkpoint, load_checkpoint, load_param_into_net)
+__all__ += ["dataset", "train", "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "History",
+            "EarlyStopping", "CheckpointConfig", "ModelCheckpoint", "save_checkpoint", "load_checkpoint",
+            "load_param_into_net"]

@@ -131,10 +131,16 @@ class Tensor:
         return Tensor._wrap(self._data.copy(), self._format)
 
     def __repr__(self):
-        body = np.array2string(self._data, separator=", ", prefix="Tensor(")
-        return f"Tensor(shape={list(self.shape)}, dtype={self.dtype.name}, value={body})"
+        """MindSpore's layout: ``Tensor(shape=[2], dtype=Float32, value= [1, 2])``, the value on its own
+        lines from two dimensions up. Numbers are formatted by NumPy (MindSpore's C++ printer differs in
+        digits)."""
+        body = np.array2string(self._data, separator=", ")
+        sep = "\n" if self._data.ndim > 1 else " "
+        return f"Tensor(shape={list(self.shape)}, dtype={_ms_dtype_name(self.dtype)}, value={sep}{body})"
 
-    __str__ = __repr__
+    def __str__(self):
+        """What ``print(tensor)`` shows in MindSpore: the values alone, as NumPy prints them."""
+        return str(self._data)
 
     def __len__(self):
         if self._data.ndim == 0:
@@ -329,9 +335,21 @@ class Parameter(Tensor):
                          requires_grad=self.requires_grad)
 
     def __repr__(self):
-        return f"Parameter(name={self.name}, shape={list(self.shape)}, dtype={self.dtype.name}, requires_grad={self.requires_grad})"
+        """MindSpore's form: ``Parameter (name=fc.weight, shape=(2, 3), dtype=Float32, requires_grad=True)``."""
+        return (f"Parameter (name={self.name}, shape={tuple(self.shape)}, dtype={_ms_dtype_name(self.dtype)}, "
+                f"requires_grad={self.requires_grad})")
 
     __str__ = __repr__
+
+
+def _ms_dtype_name(dtype):
+    """MindSpore's printed dtype name: ``Float32``, ``Int64``, ``UInt8``, ``Bool``."""
+    name = dtype.name
+    if name == "bool":
+        return "Bool"
+    if name.startswith("uint"):
+        return "UInt" + name[4:]
+    return name[0].upper() + name[1:]
 
 
 class ParameterTuple(tuple):

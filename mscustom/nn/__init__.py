@@ -41,3 +41,13 @@ __all__ += ["GELU", "LeakyReLU", "ReLU6", "SiLU", "Embedding", "Identity", "Cell
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, KLDivLoss, NLLLoss, SmoothL1Loss
 
 __all__ += ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "KLDivLoss", "NLLLoss", "SmoothL1Loss"]
+# Optimizers beyond SGD/Momentum/Adam, learning-rate schedules and per-step lr lists.
+from .optim import AdamWeightDecay, AdamW, RMSProp, Adagrad
+from .learning_rate_schedule import (LearningRateSchedule, ExponentialDecayLR, CosineDecayLR,
+                                     PolynomialDecayLR, WarmUpLR)
+from .dynamic_lr import piecewise_constant_lr, exponential_decay_lr, cosine_decay_lr, warmup_lr
+__all__ += ["AdamWeightDecay", "AdamW", "RMSProp", "Adagrad", "LearningRateSchedule", "ExponentialDecayLR",
+            "CosineDecayLR", "PolynomialDecayLR", "WarmUpLR", "piecewise_constant_lr", "exponential_decay_lr",
+            "cosine_decay_lr", "warmup_lr"]
+from .eval_cell import WithEvalCell
+__all__ += ["WithEvalCell"]

@@ -1,0 +1,21 @@
+"""Training with MindSpore's ``mindspore.train`` names: Model, callbacks, metrics and checkpoints.
+
+Example::
+
+    from mscustom.train import Model, LossMonitor, Accuracy
+    model = Model(net, loss_fn, optimizer, metrics={"accuracy": Accuracy()})
+    model.train(2, dataset, callbacks=[LossMonitor()])
+"""
+
+from .callback import Callback, RunContext, LossMonitor, TimeMonitor, History, EarlyStopping
+from .checkpoint_callback import CheckpointConfig, ModelCheckpoint
+from .metrics import (Metric, Accuracy, Loss, Precision, Recall, Fbeta, F1, MAE, MSE, TopKCategoricalAccuracy,
+                      Top1CategoricalAccuracy, Top5CategoricalAccuracy, get_metric_fn, names)
+from .model import Model
+from .serialization import save_checkpoint, load_checkpoint, load_param_into_net
+from . import metrics
+
+__all__ = ["Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "History", "EarlyStopping",
+           "CheckpointConfig", "ModelCheckpoint", "Metric", "Accuracy", "Loss", "Precision", "Recall", "Fbeta",
+           "F1", "MAE", "MSE", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
+           "get_metric_fn", "names", "metrics", "save_checkpoint", "load_checkpoint", "load_param_into_net"]
