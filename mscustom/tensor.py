@@ -52,7 +52,7 @@ class Tensor:
 
     __slots__ = ("_data", "_format", "_node", "_oidx", "__weakref__")
     __array_priority__ = 1000
-    __array_ufunc__ = None      # make NumPy defer to our reflected operators
+    from ._ufunc import array_ufunc as __array_ufunc__      # NumPy ufuncs run as mscustom ops (taped)
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, format=None):
         if input_data is None and shape is not None:
