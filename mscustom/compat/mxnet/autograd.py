@@ -32,7 +32,7 @@ __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_
            "set_recording", "set_training", "mark_variables"]
 
 _state = threading.local()
-ATTACHED = weakref.WeakSet()          # arrays with attach_grad(), for backward()
+ATTACHED = {}                         # id -> weakref of each array with attach_grad(), for backward()
 GRAD_REQS = ("write", "add", "null")
 
 
@@ -113,7 +113,14 @@ def attach(array, grad_req, grad_buffer):
     array._grad = grad_buffer
     array._grad_req = grad_req
     array._leaf = _ad.make_leaf(array)
-    ATTACHED.add(array)
+    key = id(array)
+    # keyed by id: NDArray == is elementwise, so weakref sets (which compare referents) cannot hold them
+    ATTACHED[key] = weakref.ref(array, lambda _r, k=key: ATTACHED.pop(k, None) if ATTACHED.get(k) is _r else None)
+
+
+def attached():
+    """The live arrays with ``attach_grad()``."""
+    return [a for a in (r() for r in list(ATTACHED.values())) if a is not None]
 
 
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
@@ -121,8 +128,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
     if not isinstance(heads, (list, tuple)):
         heads = [heads]
         head_grads = None if head_grads is None else [head_grads]
-    run_backward(list(heads), head_grads, [a for a in list(ATTACHED) if a._grad_req != "null" and
-                                           a._leaf is not None])
+    run_backward(list(heads), head_grads, [a for a in attached() if a._grad_req != "null" and a._leaf is not None])
 
 
 def run_backward(heads, head_grads, targets):

@@ -62,9 +62,9 @@ def assert_almost_equal(a, b, rtol=None, atol=None, names=("a", "b"), equal_nan=
     if np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan):
         return
     err = np.abs(a - b) / (atol + rtol * np.abs(b))
-    idx = np.unravel_index(np.nanargmax(err), err.shape) if err.ndim else ()
+    idx = tuple(int(i) for i in np.unravel_index(np.nanargmax(err), err.shape)) if err.ndim else ()
     raise AssertionError(f"Items are not equal (rtol={rtol}, atol={atol}): error {float(err[idx]):.3g} exceeds "
-                         f"tolerance at {idx}: {names[0]}={a[idx]!r}, {names[1]}={b[idx]!r}\n{names[0]}: {a}\n"
+                         f"tolerance at {idx}: {names[0]}={a[idx].item()!r}, {names[1]}={b[idx].item()!r}\n{names[0]}: {a}\n"
                          f"{names[1]}: {b}")
 
 
