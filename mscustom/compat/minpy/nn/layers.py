@@ -58,10 +58,11 @@ def batchnorm(x, gamma, beta, mode="train", eps=1e-5, momentum=0.9, running_mean
 
 def dropout(x, prob, mode="train", seed=None):
     """Drop each unit with probability ``prob`` in training (no rescaling, as minpy); scale by ``1 - prob`` in test."""
+    x = np._t(x)
     if seed is not None:
         np.random.seed(seed)
     if mode == "train":
-        mask = (_onp.random.rand(*np._t(x).shape) > prob).astype(np._t(x).asnumpy().dtype)
+        mask = (_onp.random.rand(*x.shape) > prob).astype(x.asnumpy().dtype)
         return x * mask
     return x * (1 - prob)
 
