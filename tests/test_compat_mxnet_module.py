@@ -202,7 +202,17 @@ def test_module_step_by_step_uses_rescale_grad_of_one_over_batch():
         mod.init_optimizer(kvstore="dist_sync", force_init=True)
 
 
-def test_seed_program_mxnet_custom_softmax_mlp_on_digits():
+@pytest.fixture
+def registry_restored():
+    """The example registers MXNet's own op name 'softmax'; put back what other tests registered."""
+    from mscustom.compat.mxnet import _prop
+    saved = dict(_prop._PROPS)
+    yield
+    _prop._PROPS.clear()
+    _prop._PROPS.update(saved)
+
+
+def test_seed_program_mxnet_custom_softmax_mlp_on_digits(registry_restored):
     import importlib.util
     from pathlib import Path
     path = Path(__file__).resolve().parents[1] / "examples" / "mxnet_custom_softmax.py"
