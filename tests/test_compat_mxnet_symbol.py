@@ -156,3 +156,40 @@ def test_errors_name_what_is_missing_or_wrong():
     with pytest.raises(mx.MXNetError, match=r"'fc1_weight' is given shape \(4, 5\), but 'fc1' \(FullyConnected\) "
                                             r"needs \(4, 6\)"):
         fc.infer_shape(data=(2, 6), fc1_weight=(4, 5))
+
+
+class _Count(mx.operator.CustomOp):
+    """Identity that counts training forwards in its auxiliary state."""
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0])
+        if is_train:
+            aux[0][:] = aux[0].asnumpy() + 1
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0], out_grad[0])
+
+
+@mx.operator.register("sym_count")
+class _CountProp(mx.operator.CustomOpProp):
+    def list_auxiliary_states(self):
+        return ["calls"]
+
+    def infer_shape(self, in_shape):
+        return in_shape, [in_shape[0]], [[1]]
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return _Count()
+
+
+def test_custom_op_auxiliary_state_in_a_symbol():
+    net = mx.sym.Custom(mx.sym.Variable("x"), op_type="sym_count", name="cnt")
+    assert net.list_arguments() == ["x"] and net.list_auxiliary_states() == ["cnt_calls"]
+    assert net.infer_shape(x=(2, 3)) == ([(2, 3)], [(2, 3)], [(1,)])
+    exe = net.simple_bind(mx.cpu(), x=(2, 3))
+    exe.forward(is_train=True, x=np.ones((2, 3)))
+    exe.backward(mx.nd.ones((2, 3)))
+    exe.forward(is_train=False)
+    exe.forward(is_train=True)
+    np.testing.assert_array_equal(exe.aux_dict["cnt_calls"].asnumpy(), [2.0])
+    np.testing.assert_array_equal(exe.grad_dict["x"].asnumpy(), np.ones((2, 3)))
