@@ -449,10 +449,11 @@ def test_mxnet_errors_raised_inside_forward_name_the_op():
     def forward(self, req, i, o):
         raise KeyError("missing")
     _register("raises", forward=forward)
-    y = mx.nd.Custom(mx.nd.array([1.0]), op_type="raises")
+    y = mx.nd.Custom(mx.nd.array([1.0]), op_type="raises")       # returns; the error waits for a sync point
     with pytest.raises(mx.MXNetError, match=r"op 'raises': Op.forward raised KeyError: 'missing'") as info:
         mx.nd.waitall()
     assert isinstance(info.value.__cause__, KeyError)
+    y.wait_to_read()                                              # reported once, by waitall
 
 
 def test_mxnet_forward_that_never_assigns_is_caught():
