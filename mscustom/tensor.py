@@ -8,6 +8,7 @@ differentiable, and this module never imports the ops layer.
 
 import numpy as np
 
+from . import _ufunc
 from . import dtype as _dt
 from ._core.functions import functions as _F
 
@@ -50,7 +51,7 @@ class Tensor:
 
     __slots__ = ("_data", "_format", "_node", "_oidx", "__weakref__")
     __array_priority__ = 1000
-    __array_ufunc__ = None      # make NumPy defer to our reflected operators
+    __array_ufunc__ = _ufunc.array_ufunc      # NumPy ufuncs run as mscustom ops (taped)
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, format=None):
         if input_data is None and shape is not None:
@@ -350,6 +351,9 @@ def _ms_dtype_name(dtype):
     if name.startswith("uint"):
         return "UInt" + name[4:]
     return name[0].upper() + name[1:]
+
+
+_ufunc.bind_tensor_class(Tensor)
 
 
 class ParameterTuple(tuple):

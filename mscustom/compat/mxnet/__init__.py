@@ -1,10 +1,13 @@
-"""MXNet-style custom operators on mscustom: ``from mscustom.compat import mxnet as mx``.
+"""MXNet 1.x on mscustom: ``from mscustom.compat import mxnet as mx``.
 
-``mx.operator`` (``CustomOp``, ``CustomOpProp``, ``register``), ``mx.nd``
-(``array``, ``Custom``, ``waitall``, ``NDArray`` with ``attach_grad`` /
-``grad`` / ``backward``) and ``mx.autograd`` (``record``, ``pause``,
-``is_recording``, ``is_training``) -- enough to run an MXNet custom-op script
-unchanged. Everything runs on mscustom's operator core.
+``mx.nd`` (NDArray, math, ``Custom``, ``save``/``load``), ``mx.operator``
+(``CustomOp``, ``CustomOpProp``, ``register``), ``mx.autograd``, ``mx.sym`` /
+``mx.symbol`` (graphs, ``simple_bind``/``bind``, ``Executor``), ``mx.mod.Module``,
+``mx.io.NDArrayIter``, ``mx.metric``, ``mx.callback``, ``mx.init``,
+``mx.optimizer``, ``mx.model`` checkpoints, ``mx.test_utils``, ``mx.random``,
+``mx.base.MXNetError`` and contexts (``mx.cpu()``, ``mx.gpu()``). Every op
+runs on mscustom's operator core and is differentiated by its one tape.
+Not here: Gluon, kvstore beyond one process, sparse storage, several devices.
 
 Example::
 
@@ -15,10 +18,33 @@ Example::
     y.backward()
 """
 
-from . import autograd, operator
-from . import ndarray as nd
-from .ndarray import NDArray
+from . import base
+from . import context
+from . import autograd
+from . import random
+from . import ndarray
+from . import operator
+from . import symbol
+from . import executor
+from . import initializer
+from . import optimizer
+from . import io
+from . import metric
+from . import model
+from . import callback
+from . import module
+from . import test_utils
+from .base import MXNetError
+from .context import Context, cpu, gpu, current_context, num_gpus
+from ._ndarray import NDArray
 
-cpu = lambda device_id=0: f"cpu({device_id})"          # noqa: E731  (contexts are names here)
+nd = ndarray
+sym = symbol
+mod = module
+init = initializer
+optim = optimizer
+device = context
 
-__all__ = ["autograd", "operator", "nd", "NDArray", "cpu"]
+__all__ = ["base", "context", "autograd", "random", "ndarray", "nd", "operator", "symbol", "sym", "executor",
+           "initializer", "init", "optimizer", "io", "metric", "model", "callback", "module", "mod",
+           "test_utils", "MXNetError", "Context", "cpu", "gpu", "current_context", "num_gpus", "NDArray"]

@@ -24,8 +24,9 @@ from ..._core.kernel import KernelEntry
 from ..._core.opdef import OpDef
 from ...tensor import Tensor
 from . import autograd as _autograd
-from .ndarray import NDArray, _as_nd, _wrap_nd
-from .operator import CustomOp, get_registered
+from . import base as _base
+from ._ndarray import NDArray, as_nd as _as_nd, check_stype, wrap as _wrap_nd
+from ._prop import CustomOp, get_registered
 
 _TYPES = {}                 # (op_type, Prop class, frozen kwargs) -> _OpType
 _LOCK = threading.Lock()
@@ -56,6 +57,7 @@ def _undeclared(op_type, label):
     n = object.__new__(_Undeclared)
     n._format, n._node, n._oidx = "DefaultFormat", None, 0
     n._grad, n._grad_req, n._assigned, n._leaf, n._role = None, "null", False, None, (op_type, label)
+    n._ctx = None
     return n
 
 
@@ -96,6 +98,7 @@ class _OpType:
         self.outs = _names(op_type, prop, "list_outputs")
         self.aux = _names(op_type, prop, "list_auxiliary_states")
         self.deps = self._dependencies()
+        self._check_storage()
         self.operators = {}              # (shapes, dtypes) of all inputs -> CustomOp
         self.lock = threading.Lock()
         n_args, n_out, n_aux = len(self.args), len(self.outs), len(self.aux)
@@ -135,6 +138,16 @@ class _OpType:
             raise ValueError(f"op '{self.name}': declare_backward_dependency must return ids it was given "
                              f"(out_grad {out_grad}, in_data {in_data}, out_data {out_data}), got {deps!r}")
         return list(dict.fromkeys(int(d) for d in deps))
+
+    def _check_storage(self):
+        """Every array of the op must have the ``default`` storage type (sparse storage is refused)."""
+        res = self.prop.infer_storage_type(["default"] * len(self.args))
+        if not isinstance(res, (tuple, list)) or len(res) not in (2, 3):
+            raise ValueError(f"op '{self.name}': infer_storage_type must return (in_stypes, out_stypes) or "
+                             f"(in_stypes, out_stypes, aux_stypes), got {res!r}")
+        for group in res:
+            for st in group:
+                check_stype(st, f"op '{self.name}': infer_storage_type")
 
     def _slot_label(self, i):
         n_out, n_args = len(self.outs), len(self.args)
@@ -190,7 +203,8 @@ class _OpType:
             with self.lock:
                 op = self.operators.get(key)
                 if op is None:
-                    ctx = "gpu(0)" if _context.device_target() == "GPU" else "cpu(0)"
+                    from .context import Context
+                    ctx = Context("gpu" if _context.device_target() == "GPU" else "cpu", 0)
                     op = self.prop.create_operator(ctx, [list(s) for s in shapes],
                                                    [np.dtype(d).type for d in dtypes])
                     if not isinstance(op, CustomOp):
@@ -204,13 +218,14 @@ class _OpType:
     def _call_user(self, operator, what, *args):
         """Run the user's forward/backward; errors that do not name the op get its name."""
         try:
-            with _ad.paused():                         # nothing a forward/backward runs is taped
+            with _ad.paused():                          # nothing a forward/backward runs is taped
                 getattr(operator, what)(*args)
+        except _base._OpFailure:
+            raise
         except Exception as exc:
-            if str(exc).startswith(f"op '{self.name}'"):
-                raise
-            raise RuntimeError(f"op '{self.name}': {type(operator).__name__}.{what} raised "
-                               f"{type(exc).__name__}: {exc}") from exc
+            msg = str(exc) if str(exc).startswith(f"op '{self.name}'") else (
+                f"op '{self.name}': {type(operator).__name__}.{what} raised {type(exc).__name__}: {exc}")
+            raise _base._OpFailure(msg) from exc
 
     def _bind_forward(self, opdef, sig):
         operator = self._operator(sig.in_shapes, sig.in_dtypes)
@@ -229,19 +244,20 @@ class _OpType:
         self._call_user(operator, "forward", _autograd.is_training(), list(req), in_data, out_data, aux)
         missing = [name for o, name in zip(out_data, self.outs) if not o._assigned]
         if missing:
-            raise RuntimeError(f"op '{self.name}': forward() did not write output(s) {missing}; call "
+            raise _base._OpFailure(f"op '{self.name}': forward() did not write output(s) {missing}; call "
                                "self.assign(out_data[i], req[i], value) for every output")
 
     def _bind_backward(self, opdef, sig):
         operator = self._operator(sig.attrs["in_shapes"], sig.attrs["in_dtypes"])
-        return lambda attrs, inputs, req, outputs: self._run_backward(operator, inputs, req, outputs)
+        return lambda attrs, inputs, req, outputs: self._run_backward(operator, inputs, req, outputs,
+                                                                      attrs.get("req"))
 
     def _backward(self, attrs, inputs, req, outputs):
         """FCompute of the backward op (unbound form, looks the CustomOp up)."""
         operator = self._operator(attrs["in_shapes"], attrs["in_dtypes"])
-        self._run_backward(operator, inputs, req, outputs)
+        self._run_backward(operator, inputs, req, outputs, attrs.get("req"))
 
-    def _run_backward(self, operator, inputs, req, outputs):
+    def _run_backward(self, operator, inputs, req, outputs, attrs_req=None):
         n_out, n_args, n_deps = len(self.outs), len(self.args), len(self.deps)
         slots = [None] * (2 * n_out + n_args)
         for i, a in zip(self.deps, inputs):
@@ -252,7 +268,8 @@ class _OpType:
         for o, name in zip(outputs, self.args):
             o.fill(0)                    # an argument whose gradient backward leaves alone gets zeros
             in_grad.append(_wrap_nd(o, role=(self.name, f"the gradient of '{name}'")))
-        self._call_user(operator, "backward", list(req), slots[:n_out], slots[n_out:n_out + n_args],
+        req = list(attrs_req) if attrs_req is not None else list(req)
+        self._call_user(operator, "backward", req, slots[:n_out], slots[n_out:n_out + n_args],
                         slots[n_out + n_args:], in_grad, aux)
 
     def _gradient(self, inputs, outputs, ograds, attrs):
@@ -261,10 +278,20 @@ class _OpType:
         slots = list(ograds) + list(inputs[:n_args]) + list(outputs)
         bwd_inputs = tuple(slots[i] for i in self.deps) + tuple(inputs[n_args:])
         bwd_attrs = {"in_shapes": tuple(t._data.shape for t in inputs),
-                     "in_dtypes": tuple(t._data.dtype.str for t in inputs)}
+                     "in_dtypes": tuple(t._data.dtype.str for t in inputs),
+                     "req": tuple(_grad_req(t) for t in inputs[:n_args])}
         grads = _dispatch.call(self.backward_op, bwd_inputs, bwd_attrs)
         grads = list(grads) if isinstance(grads, tuple) else [grads]
         return grads + [None] * len(self.aux)          # auxiliary states get no gradient
+
+
+def _grad_req(t):
+    """MXNet's req for one input's gradient: 'null' where none is wanted, 'add' for grad_req='add'."""
+    if t._node is None or t._data.dtype.kind not in "fc":
+        return "null"
+    if getattr(t, "_grad_req", None) == "add" and t._node is getattr(t, "_leaf", None):
+        return "add"
+    return "write"
 
 
 def _freeze(kwargs):
@@ -290,8 +317,14 @@ def op_type(name, kwargs):
     return t
 
 
-def custom_call(inputs, name, kwargs):
-    """``nd.Custom``: run op type ``name`` on ``inputs`` (arguments, then auxiliary states)."""
+def custom_call(inputs, name, kwargs, out=None):
+    """``nd.Custom``: run op type ``name`` on ``inputs`` (arguments, then auxiliary states).
+
+    An error inside the CustomOp's ``forward`` marks the results (and ``out``)
+    as failed without writing them: it is raised as ``MXNetError`` at the next
+    synchronisation point. Errors found before running (op type, arity, shape
+    and type inference) are raised at once, as in MXNet.
+    """
     if name is None:
         raise TypeError("nd.Custom: op_type=... is required (the name given to mx.operator.register)")
     t = op_type(name, kwargs)
@@ -301,5 +334,28 @@ def custom_call(inputs, name, kwargs):
         raise TypeError(f"op '{name}': list_arguments() names {n_args} argument(s) {t.args}{aux}, so it "
                         f"takes {n_args + n_aux} input(s); got {len(inputs)}")
     tensors = tuple(x if isinstance(x, Tensor) else NDArray(x) for x in inputs)
-    out = _as_nd(_dispatch.call(t.forward_op, tensors, {}))
-    return list(out) if isinstance(out, tuple) else out
+    outs = None if out is None else (list(out) if isinstance(out, (list, tuple)) else [out])
+    if outs is not None and (len(outs) != len(t.outs) or not all(isinstance(o, NDArray) for o in outs)):
+        raise TypeError(f"op '{name}': out= must be {len(t.outs)} NDArray(s) (one per output {t.outs}), "
+                        f"got {out!r}")
+    try:
+        result = _dispatch.call(t.forward_op, tensors, {})
+    except _base._OpFailure as err:
+        shapes = t._infer_shape({}, [x._data.shape for x in tensors])[1]
+        types = t._infer_type({}, [_dt.dtype_from_any(x._data.dtype) for x in tensors])[1]
+        failed = outs or [_wrap_nd(np.zeros(s, _dt.to_numpy(d))) for s, d in zip(shapes, types)]
+        for f in failed:
+            f._fail()
+        _base.defer(err, failed)
+        return failed[0] if len(failed) == 1 else failed
+    result = list(result) if isinstance(result, tuple) else [result]
+    if outs is None:
+        res = [_as_nd(r) for r in result]
+    else:
+        for o, r in zip(outs, result):
+            if o.shape != r._data.shape:
+                raise ValueError(f"op '{name}': out= has shape {o.shape}, the output has shape {r._data.shape}")
+            np.copyto(o._data, r._data, casting="same_kind")
+            o._node, o._oidx = r._node, r._oidx
+        res = outs
+    return res[0] if len(res) == 1 else res

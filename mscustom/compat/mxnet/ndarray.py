@@ -1,10 +1,8 @@
-"""``mx.nd``: ``NDArray`` (a Tensor with MXNet's gradient buffer), ``array``, ``Custom``, ``waitall``.
+"""``mx.nd``: ``NDArray``, constructors, math, ``Custom``, ``save``/``load``, ``waitall``, ``linalg``, ``random``.
 
-An ``NDArray`` is an mscustom ``Tensor``: every op and the tape work on it
-unchanged. ``attach_grad()`` puts it on the tape as a leaf and gives it a
-``grad`` buffer; ``backward()`` on a result runs the core's backward pass and
-writes (or, with ``grad_req="add"``, adds) the gradients into the buffers of
-every attached array it reaches.
+Every function here runs mscustom ops on NDArrays (so results are taped
+inside ``mx.autograd.record()``) and returns NDArrays. Names and defaults are
+MXNet 1.x's.
 
 Example::
 
@@ -15,203 +13,287 @@ Example::
     x.grad.asnumpy()
 """
 
-import weakref
+import types
 
 import numpy as np
 
-from ..._core import autodiff as _ad
+from ... import ops as _ops
 from ...tensor import Tensor
+from . import base as _base
+from . import random
+from ._bridge import custom_call
+from ._ndarray import NDArray, array, as_nd, check_stype, restore, wrap
+from ._params import load, save
+from .context import current_context
 
-__all__ = ["NDArray", "array", "zeros", "ones", "Custom", "waitall"]
-
-_ATTACHED = weakref.WeakSet()          # arrays with attach_grad(), for backward()
-_GRAD_REQS = ("write", "add", "null")
-
-
-class NDArray(Tensor):
-    """An MXNet-style array: a Tensor plus ``attach_grad`` / ``grad`` / ``backward``.
-
-    ``dtype`` is the NumPy type (``np.float32``) as in MXNet; ``shape`` is a tuple.
-    Built from anything but an NDArray (or Tensor), the dtype defaults to float32, as
-    ``mx.nd.array`` does in MXNet (pass ``dtype=np.float64`` to keep doubles).
-    """
-
-    __slots__ = ("_grad", "_grad_req", "_assigned", "_leaf", "_role")
-
-    def __init__(self, source, dtype=None):
-        arr = source._data if isinstance(source, Tensor) else np.asarray(source)
-        if dtype is None and not isinstance(source, Tensor):
-            dtype = np.float32                # MXNet's default (mx_real_t) for lists, scalars and arrays
-        super().__init__(arr, dtype=dtype)
-        self._grad, self._grad_req, self._assigned, self._leaf, self._role = None, "null", False, None, None
-
-    # ------------------------------------------------------------ MXNet surface
-    @property
-    def dtype(self):
-        return self._data.dtype.type
-
-    @property
-    def context(self):
-        return "cpu(0)"
-
-    def attach_grad(self, grad_req="write"):
-        """Give this array a zero ``grad`` buffer and make it a gradient target."""
-        if grad_req not in _GRAD_REQS:
-            raise ValueError(f"NDArray.attach_grad: grad_req must be one of {list(_GRAD_REQS)}, got {grad_req!r}")
-        self._grad = _wrap_nd(np.zeros_like(self._data))
-        self._grad_req = grad_req
-        self._leaf = _ad.make_leaf(self)
-        _ATTACHED.add(self)
-
-    @property
-    def grad(self):
-        return self._grad
-
-    def detach(self):
-        """The same data, off the tape."""
-        return _wrap_nd(self._data)
-
-    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
-        """Back-propagate from this array into every attached array it depends on.
-
-        ``out_grad``: the head gradient (ones when None).
-        """
-        _backward([self], None if out_grad is None else [out_grad])
-
-    def wait_to_read(self):
-        """Ops run eagerly; there is nothing to wait for."""
-
-    def copyto(self, other):
-        if isinstance(other, NDArray):
-            np.copyto(other._data, self._data)
-            return other
-        return _wrap_nd(self._data.copy())
-
-    def __repr__(self):
-        return f"\n{self._data}\n<NDArray {'x'.join(map(str, self._data.shape)) or '0-d'} @cpu(0)>"
-
-    __str__ = __repr__
-
-    def __setitem__(self, index, value):
-        """Write in place (what ``out_data[0][:] = ...`` in a CustomOp's forward does)."""
-        try:
-            Tensor.__setitem__(self, index, value)
-        except ValueError as exc:
-            if self._role is None:
-                raise
-            op_type, label = self._role
-            raise ValueError(f"op '{op_type}': could not write into {label}, whose inferred shape is "
-                             f"{list(self._data.shape)}: {exc}") from None
-        self._assigned = True
+__all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "zeros_like", "ones_like", "arange", "Custom",
+           "waitall", "save", "load", "exp", "log", "sqrt", "square", "abs", "negative", "relu", "sigmoid",
+           "tanh", "softmax", "log_softmax", "add", "subtract", "multiply", "divide", "maximum", "minimum",
+           "power", "dot", "batch_dot", "sum", "mean", "max", "min", "argmax", "reshape", "transpose",
+           "flatten", "Flatten", "expand_dims", "concat", "stack", "clip", "one_hot", "norm", "linalg",
+           "random", "broadcast_to", "broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
+           "broadcast_plus", "broadcast_minus", "broadcast_maximum", "broadcast_minimum", "broadcast_power",
+           "broadcast_equal", "broadcast_greater", "broadcast_lesser", "elemwise_add", "elemwise_sub",
+           "elemwise_mul", "elemwise_div", "sparse"]
 
 
-def _wrap_nd(array, like=None, role=None):
-    """An NDArray around ``array`` (no copy); ``like`` lends its tape position.
-
-    ``role``: ``(op_type, label)`` for the views a CustomOp's forward/backward
-    writes into, so errors can say which op and which output went wrong.
-    """
-    n = object.__new__(NDArray)
-    n._data = array
-    n._format = like._format if like is not None else "DefaultFormat"
-    n._node = like._node if like is not None else None
-    n._oidx = like._oidx if like is not None else 0
-    n._grad, n._grad_req, n._assigned, n._leaf, n._role = None, "null", False, None, role
-    return n
+def _t(x):
+    if isinstance(x, Tensor):
+        return x
+    return array(x)
 
 
-def _as_nd(value):
-    """Results of Tensor methods come back as NDArrays (sharing data and tape position)."""
-    if isinstance(value, NDArray):
-        return value
-    if isinstance(value, Tensor):
-        return _wrap_nd(value._data, value)
-    if isinstance(value, tuple):
-        return tuple(_as_nd(v) for v in value)
-    if isinstance(value, list):
-        return [_as_nd(v) for v in value]
-    return value
-
-
-def _returning_nd(name):
-    method = getattr(Tensor, name)
-
-    def wrapper(self, *args, **kwargs):
-        return _as_nd(method(self, *args, **kwargs))
-
-    wrapper.__name__ = name
-    wrapper.__doc__ = method.__doc__
+def _nd(fn):
+    """An NDArray function from an mscustom op (NDArrays in, NDArrays out)."""
+    def wrapper(*args, **kwargs):
+        out = kwargs.pop("out", None)
+        res = as_nd(fn(*args, **kwargs))
+        if out is not None:
+            np.copyto(out._data, res._data, casting="same_kind")
+            return out
+        return res
+    wrapper.__name__ = getattr(fn, "__name__", "op")
     return wrapper
 
 
-for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
-              "__rtruediv__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__pos__",
-              "__abs__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__getitem__",
-              "sum", "mean", "max", "min", "reshape", "transpose", "flatten", "squeeze", "expand_dims",
-              "exp", "log", "sqrt", "abs", "square", "argmax", "argmin", "astype", "copy"):
-    setattr(NDArray, _name, _returning_nd(_name))
-NDArray.T = property(lambda self: _as_nd(Tensor.T.fget(self)))
-NDArray.__hash__ = object.__hash__           # __eq__ is elementwise; arrays stay usable in sets
+# ------------------------------------------------------------ constructors
+def _ctx_dtype(ctx, dtype):
+    return ctx or current_context(), np.dtype(np.float32 if dtype is None else dtype)
 
 
-def _backward(heads, head_grads):
-    """Write the gradients of ``heads`` into the ``grad`` buffers of the attached arrays."""
-    roots = []
-    for i, h in enumerate(heads):
-        if not isinstance(h, Tensor):
-            raise TypeError(f"backward: heads must be NDArrays, got {type(h).__name__}")
-        if h._node is None:
-            raise ValueError("backward: this array was not computed inside mx.autograd.record() from an "
-                             "array with attach_grad(), so there is nothing to differentiate")
-        g = None if head_grads is None else head_grads[i]
-        if g is None:
-            g = np.ones_like(h._data)
-        g = np.asarray(g._data if isinstance(g, Tensor) else g, dtype=h._data.dtype)
-        if g.shape != h._data.shape:
-            raise ValueError(f"backward: out_grad has shape {g.shape}, the head has shape {h._data.shape}")
-        roots.append((h, Tensor._wrap(g)))
-    attached = [a for a in list(_ATTACHED) if a._grad_req != "null" and a._leaf is not None]
-    with _ad.paused():
-        grads = _ad.backward(roots, [a._leaf for a in attached])
-    for a, g in zip(attached, grads):
-        if g is None:
-            continue
-        if a._grad_req == "add":
-            a._grad._data += g._data
-        else:
-            np.copyto(a._grad._data, g._data)
+def empty(shape, ctx=None, dtype=None, stype=None):
+    check_stype(stype, "mx.nd.empty")
+    ctx, dtype = _ctx_dtype(ctx, dtype)
+    return wrap(np.zeros(shape, dtype), ctx=ctx)
 
 
-# ---------------------------------------------------------------- constructors
-def array(source_array, ctx=None, dtype=None):
-    """An NDArray copy of ``source_array``; float32 unless ``dtype`` says otherwise or it is an NDArray.
-
-    Example::
-
-        mx.nd.array([1, 2]).dtype                        # numpy.float32, as in MXNet
-        mx.nd.array(np.ones(2), dtype=np.float64).dtype  # numpy.float64
-    """
-    return NDArray(source_array, dtype=dtype)
+def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
+    """An all-zero NDArray (float32 by default)."""
+    check_stype(stype, "mx.nd.zeros")
+    ctx, dtype = _ctx_dtype(ctx, dtype)
+    return wrap(np.zeros(shape, dtype), ctx=ctx)
 
 
-def zeros(shape, ctx=None, dtype=np.float32):
-    return _wrap_nd(np.zeros(shape, dtype))
+def ones(shape, ctx=None, dtype=None, **kwargs):
+    """An all-one NDArray (float32 by default)."""
+    ctx, dtype = _ctx_dtype(ctx, dtype)
+    return wrap(np.ones(shape, dtype), ctx=ctx)
 
 
-def ones(shape, ctx=None, dtype=np.float32):
-    return _wrap_nd(np.ones(shape, dtype))
+def full(shape, val, ctx=None, dtype=None, **kwargs):
+    ctx, dtype = _ctx_dtype(ctx, dtype)
+    return wrap(np.full(shape, val, dtype), ctx=ctx)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, ctx=None, dtype=None, **kwargs):
+    ctx, dtype = _ctx_dtype(ctx, dtype)
+    return wrap(np.repeat(np.arange(start, stop, step, dtype=dtype), repeat), ctx=ctx)
+
+
+def zeros_like(data, **kwargs):
+    return as_nd(_ops.zeros_like(_t(data)))
+
+
+def ones_like(data, **kwargs):
+    return as_nd(_ops.ones_like(_t(data)))
 
 
 def waitall():
-    """Ops run eagerly and synchronously, so every result is ready already."""
+    """Wait for every op; raises the first pending op error as ``MXNetError`` (clearing them all)."""
+    pending = _base.take_all()
+    for _, arrays in pending:
+        restore(arrays)
+    if pending:
+        raise pending[0][0]
 
 
-def Custom(*inputs, op_type=None, **kwargs):
-    """Run the custom op registered as ``op_type`` (``mx.operator.register``) on ``inputs``.
+def Custom(*data, op_type=None, name=None, out=None, **kwargs):
+    """Run the custom op registered as ``op_type`` (``mx.operator.register``) on ``data``.
 
-    Inputs are the Prop's arguments, then its auxiliary states. Keyword
-    arguments reach the Prop's constructor as strings, as in MXNet. Returns
-    one NDArray, or a list when the op has several outputs.
+    Inputs are the Prop's arguments, then its auxiliary states. ``name`` is the
+    op's name (as for every MXNet op; it does not reach the Prop) and ``out``
+    receives the result(s). Other keyword arguments reach the Prop's
+    constructor as strings, as in MXNet. Returns one NDArray, or a list when
+    the op has several outputs.
     """
-    from ._bridge import custom_call
-    return custom_call(inputs, op_type, kwargs)
+    return custom_call(data, op_type, kwargs, out=out)
+
+
+# ------------------------------------------------------------ elementwise math
+exp, log, sqrt, square, abs = (_nd(f) for f in (_ops.exp, _ops.log, _ops.sqrt, _ops.square, _ops.abs))  # noqa: A001
+negative = _nd(_ops.neg)
+relu, sigmoid, tanh = _nd(_ops.relu), _nd(_ops.sigmoid), _nd(_ops.tanh)
+add, subtract, multiply, divide = _nd(_ops.add), _nd(_ops.sub), _nd(_ops.mul), _nd(_ops.div)
+maximum, minimum, power = _nd(_ops.maximum), _nd(_ops.minimum), _nd(_ops.pow)
+broadcast_add = broadcast_plus = elemwise_add = add
+broadcast_sub = broadcast_minus = elemwise_sub = subtract
+broadcast_mul = elemwise_mul = multiply
+broadcast_div = elemwise_div = divide
+broadcast_maximum, broadcast_minimum, broadcast_power = maximum, minimum, power
+broadcast_equal = _nd(lambda a, b: _ops.cast(_ops.equal(a, b), _t(a)._data.dtype))
+broadcast_greater = _nd(lambda a, b: _ops.cast(_ops.greater(a, b), _t(a)._data.dtype))
+broadcast_lesser = _nd(lambda a, b: _ops.cast(_ops.less(a, b), _t(a)._data.dtype))
+
+
+@_nd
+def softmax(data, axis=-1, temperature=None):
+    x = _t(data)
+    return _ops.softmax(x if temperature is None else x / float(temperature), axis=axis)
+
+
+@_nd
+def log_softmax(data, axis=-1):
+    return _ops.log_softmax(_t(data), axis=axis)
+
+
+@_nd
+def broadcast_to(data, shape):
+    src = _t(data)
+    shape = tuple(s if d == 0 else d for s, d in zip(src._data.shape, shape)) if len(shape) == src.ndim else shape
+    return _ops.broadcast_to(src, tuple(shape))
+
+
+@_nd
+def clip(data, a_min, a_max):
+    return _ops.minimum(_ops.maximum(_t(data), float(a_min)), float(a_max))
+
+
+# ------------------------------------------------------------ linear algebra and reductions
+@_nd
+def dot(lhs, rhs, transpose_a=False, transpose_b=False):
+    """Matrix product; 1-D/2-D as MXNet (N-D: last axis of lhs with first axis of rhs)."""
+    a, b = _t(lhs), _t(rhs)
+    if transpose_a:
+        a = _ops.transpose(a)
+    if transpose_b:
+        b = _ops.transpose(b)
+    if a.ndim > 2 or b.ndim > 2:
+        lead, tail = a._data.shape[:-1], b._data.shape[1:]
+        r = _ops.matmul(_ops.reshape(a, (-1, a._data.shape[-1])), _ops.reshape(b, (b._data.shape[0], -1)))
+        return _ops.reshape(r, lead + tail)
+    return _ops.matmul(a, b)
+
+
+@_nd
+def batch_dot(lhs, rhs, transpose_a=False, transpose_b=False):
+    a, b = _t(lhs), _t(rhs)
+    if transpose_a:
+        a = _ops.transpose(a, (0, 2, 1))
+    if transpose_b:
+        b = _ops.transpose(b, (0, 2, 1))
+    return _ops.matmul(a, b)
+
+
+def _axis(axis):
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def _reducer(fn):
+    def reduce(data, axis=None, keepdims=False, exclude=False):
+        x = _t(data)
+        ax = _axis(axis)
+        if exclude:
+            drop = {a % x.ndim for a in (ax if isinstance(ax, tuple) else (ax,))}
+            ax = tuple(a for a in range(x.ndim) if a not in drop)
+        return as_nd(fn(x, ax, keepdims))
+    reduce.__name__ = fn.__name__
+    return reduce
+
+
+sum = _reducer(lambda x, a, k: _ops.reduce_sum(x, a, k))          # noqa: A001
+mean = _reducer(lambda x, a, k: _ops.reduce_mean(x, a, k))
+max = _reducer(lambda x, a, k: _ops.reduce_max(x, a, k))          # noqa: A001
+min = _reducer(lambda x, a, k: _ops.reduce_min(x, a, k))          # noqa: A001
+
+
+def norm(data, ord=2, axis=None, keepdims=False):                    # noqa: A002
+    if ord != 2:
+        raise ValueError(f"mx.nd.norm: only ord=2 is supported here, got {ord}")
+    return sqrt(sum(square(data), axis=axis, keepdims=keepdims))
+
+
+def argmax(data, axis=None, keepdims=False):
+    x = _t(data).asnumpy() if isinstance(data, NDArray) else np.asarray(_t(data)._data)
+    r = np.argmax(x, axis=axis)
+    if keepdims and axis is not None:
+        r = np.expand_dims(r, axis)
+    return wrap(r.astype(np.float32))                  # MXNet returns indices as floats
+
+
+# ------------------------------------------------------------ shapes
+def reshape(data, shape, **kwargs):
+    return _t(data).reshape(shape) if isinstance(data, NDArray) else as_nd(_ops.reshape(_t(data), shape))
+
+
+@_nd
+def transpose(data, axes=None):
+    return _ops.transpose(_t(data), None if not axes else tuple(axes))
+
+
+@_nd
+def flatten(data):
+    x = _t(data)
+    return _ops.reshape(x, (x._data.shape[0], -1))
+
+
+Flatten = flatten
+
+
+@_nd
+def expand_dims(data, axis):
+    return _ops.expand_dims(_t(data), axis)
+
+
+def concat(*data, dim=1, **kwargs):
+    return as_nd(_ops.concat([_t(d) for d in data], axis=dim))
+
+
+def stack(*data, axis=0, **kwargs):
+    return as_nd(_ops.stack([_t(d) for d in data], axis=axis))
+
+
+def one_hot(indices, depth, on_value=1.0, off_value=0.0, dtype=None):
+    idx = np.asarray(_t(indices)._data).astype(np.int64)
+    out = np.full(idx.shape + (int(depth),), off_value, dtype=np.dtype(dtype or np.float32))
+    np.put_along_axis(out, idx[..., None], on_value, axis=-1)
+    return wrap(out)
+
+
+# ------------------------------------------------------------ linalg
+def _gemm2(A, B, transpose_a=False, transpose_b=False, alpha=1.0, axis=-2):
+    a, b = _t(A), _t(B)
+    if transpose_a:
+        a = _ops.transpose(a, tuple(range(a.ndim - 2)) + (a.ndim - 1, a.ndim - 2))
+    if transpose_b:
+        b = _ops.transpose(b, tuple(range(b.ndim - 2)) + (b.ndim - 1, b.ndim - 2))
+    r = _ops.matmul(a, b)
+    return as_nd(r if alpha == 1.0 else r * float(alpha))
+
+
+def _gemm(A, B, C, transpose_a=False, transpose_b=False, alpha=1.0, beta=1.0, axis=-2):
+    return as_nd(_gemm2(A, B, transpose_a, transpose_b, alpha) + _t(C) * float(beta))
+
+
+def _syrk(A, transpose=False, alpha=1.0):
+    return _gemm2(A, A, transpose_a=transpose, transpose_b=not transpose, alpha=alpha)
+
+
+def _sumlogdiag(A):
+    a = _t(A)
+    n = a._data.shape[-1]
+    mask = np.eye(n, dtype=a._data.dtype)
+    return as_nd(_ops.reduce_sum(_ops.log(_ops.reduce_sum(a * mask, -1) if n else a), -1))
+
+
+linalg = types.SimpleNamespace(gemm=_gemm, gemm2=_gemm2, syrk=_syrk, sumlogdiag=_sumlogdiag)
+linalg.__doc__ = "mx.nd.linalg basics: gemm, gemm2, syrk, sumlogdiag (built from differentiable ops)."
+
+
+# ------------------------------------------------------------ sparse (refused)
+class _Sparse(types.ModuleType):
+    def __getattr__(self, name):
+        raise _base.MXNetError(f"mx.nd.sparse.{name}: sparse storage (csr / row_sparse) is not supported here; "
+                               "only 'default' (dense) storage is")
+
+
+sparse = _Sparse("mx.nd.sparse", "Sparse storage is not supported: every name raises MXNetError.")

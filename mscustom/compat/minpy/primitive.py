@@ -1,4 +1,4 @@
-"""minpy-style custom operators: ``@customop("numpy")``, ``def_grad``, ``grad``, ``grad_and_loss``.
+"""minpy's ``minpy.primitive``: ``@customop("numpy")`` with ``def_grad``.
 
 ``@customop("numpy")`` turns a NumPy function into an op of the operator
 core (its kernel calls the function on NumPy arrays; ``"mxnet"`` passes
@@ -25,7 +25,7 @@ Example::
         return grad
 
     my_softmax.def_grad(my_softmax_grad)
-    dx = grad(my_softmax)(x, y)
+    dx = minpy.core.grad(my_softmax)(x, y)
 """
 
 import functools
@@ -33,12 +33,11 @@ import inspect
 
 import numpy as np
 
-from .. import autograd as _autograd
-from .._core import autodiff as _ad
-from .._core.opdef import OpDef
-from ..tensor import Tensor, as_tensor
+from ..._core import autodiff as _ad
+from ..._core.opdef import OpDef
+from ...tensor import Tensor, as_tensor
 
-__all__ = ["customop", "grad", "grad_and_loss"]
+__all__ = ["customop", "CustomOp"]
 
 _KINDS = ("numpy", "mxnet")
 
@@ -159,55 +158,3 @@ def _array_of(value):
     if isinstance(value, Tensor):
         return value._data
     return np.asarray(value)
-
-
-def _tensors(args):
-    return [as_tensor(np.asarray(a) if isinstance(a, (list, tuple)) else a) for a in args]
-
-
-def grad(fn, argnum=0):
-    """The gradient of ``fn`` with respect to argument ``argnum`` (an int, or a list for several).
-
-    The returned function takes NumPy arrays, Python scalars or Tensors and
-    returns a Tensor (a list of Tensors when ``argnum`` is a list). ``fn`` may
-    mix customops with mscustom ops; the core's tape differentiates both.
-
-    Example::
-
-        dx = grad(my_softmax)(x, y)
-        da, db = grad(mul, argnum=[0, 1])(a, b)
-    """
-    positions = _positions(fn, argnum)
-    g = _autograd.grad(fn, grad_position=positions)
-
-    def grad_fn(*args):
-        out = g(*_tensors(args))
-        return list(out) if isinstance(argnum, (list, tuple)) else out
-    grad_fn.__name__ = f"grad_{getattr(fn, '__name__', 'fn')}"
-    return grad_fn
-
-
-def grad_and_loss(fn, argnum=0):
-    """Like ``grad``, but return ``(gradients, loss)``.
-
-    Example::
-
-        dx, loss = grad_and_loss(my_softmax)(x, y)
-    """
-    positions = _positions(fn, argnum)
-    vg = _autograd.value_and_grad(fn, grad_position=positions)
-
-    def grad_and_loss_fn(*args):
-        loss, out = vg(*_tensors(args))
-        return (list(out) if isinstance(argnum, (list, tuple)) else out), loss
-    grad_and_loss_fn.__name__ = f"grad_and_loss_{getattr(fn, '__name__', 'fn')}"
-    return grad_and_loss_fn
-
-
-def _positions(fn, argnum):
-    name = getattr(fn, "__name__", "fn")
-    items = argnum if isinstance(argnum, (list, tuple)) else [argnum]
-    if not items or not all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) and a >= 0
-                            for a in items):
-        raise ValueError(f"grad of '{name}': argnum must be a non-negative int or a list of them, got {argnum!r}")
-    return tuple(int(a) for a in items) if isinstance(argnum, (list, tuple)) else int(argnum)
