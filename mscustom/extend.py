@@ -30,12 +30,12 @@ Example::
 from typing import Callable, Iterable, Optional, Sequence, Union
 
 from . import context as _context
-from ._core.dispatch import call
+from ._core.dispatch import call, convert_args
 from ._core.functions import register_function
 from ._core.kernel import KernelEntry
 from ._core.opdef import OpDef
 from ._core.registry import register_op
-from .tensor import Tensor, as_tensor
+from .tensor import Tensor
 
 __all__ = ["OpDef", "KernelEntry", "def_op", "def_infer", "def_kernel", "def_gradient", "def_function"]
 
@@ -128,20 +128,7 @@ def def_function(op: OpDef, name: Optional[str] = None, doc: Optional[str] = Non
     empty = {}
 
     def convert_default(args):
-        like = next((a for a in args if isinstance(a, Tensor)), None)
-        out = []
-        for i, a in enumerate(args):
-            if isinstance(a, Tensor):
-                out.append(a)
-                continue
-            try:
-                out.append(as_tensor(a, like))
-            except (TypeError, ValueError) as exc:
-                names = op.arg_names()
-                label = f"input '{names[i]}'" if i < len(names) else f"input {i}"
-                raise TypeError(f"op '{fname}': {label} must be a Tensor, an array or a number, "
-                                f"got {type(a).__name__} ({exc})") from None
-        return tuple(out)
+        return convert_args(op, args, fname)
 
     convert = convert or convert_default
 

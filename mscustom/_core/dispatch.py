@@ -228,6 +228,11 @@ _context.on_change(clear_plans)
 
 def call_converting(op, args, attrs):
     """``call`` for public op objects: arrays and Python scalars become Tensors first."""
+    return call(op, convert_args(op, args), attrs)
+
+
+def convert_args(op, args, name=None):
+    """``args`` as Tensors; a Python number next to a tensor takes its dtype (MindSpore's rule)."""
     like = next((a for a in args if isinstance(a, Tensor)), None)
     converted = []
     for i, a in enumerate(args):
@@ -239,9 +244,9 @@ def call_converting(op, args, attrs):
         except (TypeError, ValueError) as exc:
             names = op.arg_names()
             label = f"input '{names[i]}'" if i < len(names) else f"input {i}"
-            raise TypeError(f"op '{op.name}': {label} must be a Tensor, an array or a number, "
+            raise TypeError(f"op '{name or op.name}': {label} must be a Tensor, an array or a number, "
                             f"got {type(a).__name__} ({exc})") from None
-    return call(op, tuple(converted), attrs)
+    return tuple(converted)
 
 
 def _raise_not_tensor(op, args):
