@@ -23,7 +23,7 @@ from .._core.dispatch import call
 from ..tensor import Tensor
 from . import functional as F
 from ._builtin import defop, tensor_arg
-from ._conv_ops import _int_pair, resolve_pads
+from ._conv_ops import _int_pair, _pad, resolve_pads   # one NCHW padding for convolution and pooling
 
 
 # ================================================================== shared geometry
@@ -41,16 +41,6 @@ def _taps(attrs, oh, ow):
         for j in range(kw):
             yield k, slice(i, i + (oh - 1) * sh + 1, sh), slice(j, j + (ow - 1) * sw + 1, sw)
             k += 1
-
-
-def _pad(x, pad, value):
-    t, b, le, r = pad
-    if not (t or b or le or r):
-        return x
-    n, c, h, w = x.shape
-    out = np.full((n, c, h + t + b, w + le + r), value, x.dtype)
-    out[:, :, t:t + h, le:le + w] = x
-    return out
 
 
 def _crop(xp, pad, shape):
