@@ -102,7 +102,7 @@ def _sig(value, flat):
     if isinstance(value, Tensor):
         flat.append(value)
         d = value._data
-        return (d.shape, d.dtype.str, value._format)
+        return (d.shape, d.dtype, value._format)
     t = type(value)
     if t is int or t is float or t is bool or t is str or value is None or t is complex:
         return (t, value)
@@ -208,15 +208,31 @@ class GraphFunction:
         if st.capture is not None or st.depth or self.eager_reason is not None:
             self.stats["eager"] += 1
             return self.fn(*args, **kwargs)
-        try:
-            flat, key = _signature(args, kwargs, self.cell)
-        except _Unkeyable as exc:
-            self._give_up(f"its arguments cannot be part of a signature ({exc})", None)
-            self.stats["eager"] += 1
-            return self.fn(*args, **kwargs)
+        key = None
+        if not kwargs and self.cell is None:
+            # the common case, plain tensors only: a flat key built without recursion
+            n = len(args)
+            if n == 1:
+                a = args[0]
+                if type(a) is Tensor:
+                    d = a._data
+                    key = (d.shape, d.dtype, a._format, _settings["device_target"])
+                    flat = args
+            elif n and all(type(a) is Tensor for a in args):
+                key = tuple([(a._data.shape, a._data.dtype, a._format) for a in args])
+                key += (_settings["device_target"],)
+                flat = args
+        if key is None:
+            try:
+                flat, key = _signature(args, kwargs, self.cell)
+            except _Unkeyable as exc:
+                self._give_up(f"its arguments cannot be part of a signature ({exc})", None)
+                self.stats["eager"] += 1
+                return self.fn(*args, **kwargs)
         variants = self.records.get(key)
         if variants:
-            self.records.move_to_end(key)
+            if len(self.records) > 1:
+                self.records.move_to_end(key)
             arrays = [t._data for t in flat]
             for rec in variants:
                 if not rec.lock.acquire(False):         # replayed by another thread right now

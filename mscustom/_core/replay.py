@@ -85,6 +85,7 @@ class Record:
         for st in self.steps:
             if st.kind == "kernel":
                 st.mode = _kernel_mode(st, cap.arrays)
+        self._skip_noop_reshapes()
         self._transposed_products()
         self._use_views()
         self.buffers = {}                   # slot -> arena buffer
@@ -104,6 +105,23 @@ class Record:
         kept.reverse()
         self.dropped = len(cap.steps) - len(kept)
         return kept
+
+    def _skip_noop_reshapes(self):
+        """Reshapes to the shape a value already has are dropped; readers read the value itself."""
+        arrays = self.cap.arrays
+        alias = {}
+        kept = []
+        for st in self.steps:
+            if alias:
+                st.ins = [alias.get(s, s) for s in st.ins]
+            if st.kind == "kernel" and st.op.name == "reshape" and st.mode == "alloc" \
+                    and arrays[st.outs[0]].shape == arrays[st.ins[0]].shape:
+                alias[st.outs[0]] = st.ins[0]
+                continue
+            kept.append(st)
+        if alias:
+            self.steps = kept
+            self.out_slots = [alias.get(s, s) for s in self.out_slots]
 
     def _transposed_products(self):
         """``transpose(matmul(a, b))`` of 2-D operands becomes ``matmul(b.T, a.T)``, written in place.
@@ -265,6 +283,15 @@ class Record:
                     emit(f"    v{s} = R{j}(K{j}, {tup})")
                     emit(f"    if v{s}.__class__ is not _nd or v{s}.shape != SH{j} or v{s}.dtype != DT{j}: "
                          f"v{s} = _check(O{j}, P{j}, v{s})[0]")
+                    defined.add(s)
+                elif mode == "alloc_checked" and len(st.outs) == 1 and st.plan.shape0 is not None:
+                    ns[f"R{j}"], ns[f"S{j}"] = st.plan.runner, st.plan.stats
+                    ns[f"SH{j}"], ns[f"DT{j}"] = st.plan.shape0, st.plan.dtype0
+                    (s,) = st.outs
+                    emit(f"    v{s} = R{j}(K{j}, {tup})")
+                    emit(f"    if v{s}.__class__ is not _nd or v{s}.shape != SH{j} or v{s}.dtype != DT{j}: "
+                         f"v{s} = _check(O{j}, P{j}, v{s})[0]")
+                    emit(f"    S{j}['calls'] += 1")
                     defined.add(s)
                 elif mode == "alloc_checked":
                     ns[f"R{j}"], ns[f"S{j}"] = st.plan.runner, st.plan.stats

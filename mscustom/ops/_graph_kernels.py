@@ -37,7 +37,7 @@ def _relu_into(attrs, ins, outs):
 def _relu_grad_into(attrs, ins, outs):
     dy, x = ins
     o = outs[0]
-    np.heaviside(x, 0, out=o)           # 1 where x > 0, 0 where x <= 0
+    np.greater(x, 0, out=o)             # 1.0 where x > 0, else 0.0 (as eager's dy * (x > 0))
     np.multiply(o, dy, out=o)
 
 
