@@ -27,6 +27,7 @@ import threading
 
 import numpy as np
 
+from ..tensor import Tensor
 from .capture import GuardMiss
 
 __all__ = ["Record"]
@@ -75,11 +76,17 @@ def _kernel_mode(step, arrays):
 
 
 class Record:
-    """A compiled replay of one capture. ``run(arg_arrays)`` returns the arrays of ``out_slots``."""
+    """A compiled replay of one capture.
 
-    def __init__(self, cap, out_slots, max_steps=None):
+    ``run(arg_arrays)`` returns the arrays of ``out_slots``, or, given a
+    ``template`` (graph.py's description of the function's result), the
+    result itself rebuilt around fresh Tensors.
+    """
+
+    def __init__(self, cap, out_slots, template=None):
         self.cap = cap
         self.out_slots = list(out_slots)
+        self.template = template
         self.lock = threading.Lock()
         self.steps = self._live_steps(cap)
         for st in self.steps:
@@ -318,13 +325,38 @@ class Record:
                 ns[f"F{j}"], ns[f"V{j}"] = st.fn, st.value
                 emit(f"    if F{j}({args}) != V{j}: raise GuardMiss({j})")
         outs = [ref(s) for s in self.out_slots]
-        emit(f"    return [{', '.join(outs)}]")
+        if self.template is None:
+            emit(f"    return [{', '.join(outs)}]")
+        else:
+            ns["_W"] = Tensor._wrap
+            emit(f"    return {self._build(self.template, outs, ns)}")
         from .dispatch import _check_results
         ns["_check"] = _check_results
         source = "\n".join(lines) + "\n"
         code = compile(source, "<mscustom graph replay>", "exec")
         exec(code, ns)
         return source, ns["replay"]
+
+    def _build(self, tpl, outs, ns):
+        """The expression rebuilding the function's result from the output values (see graph.py)."""
+        kind = tpl[0]
+        if kind == "slot":
+            return f"_W({outs[tpl[1]]}, {tpl[2]!r})"
+        if kind == "obj":
+            name = f"C{len(ns)}"
+            ns[name] = tpl[1]
+            return name
+        if kind is dict:
+            items = []
+            for k, v in tpl[1]:
+                kname = f"C{len(ns)}"
+                ns[kname] = k
+                items.append(f"{kname}: {self._build(v, outs, ns)}")
+            return "{" + ", ".join(items) + "}"
+        items = [self._build(v, outs, ns) for v in tpl[1]]
+        if kind is tuple:
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        return "[" + ", ".join(items) + "]"
 
     # ----------------------------------------------------------------- facts
     def describe(self):

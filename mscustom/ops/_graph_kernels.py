@@ -41,15 +41,19 @@ def _relu_grad_into(attrs, ins, outs):
     np.multiply(o, dy, out=o)
 
 
+_add_reduce = np.add.reduce
+
+
 def _reduce_sum_into(attrs, ins, outs):
     o = outs[0]
-    np.sum(ins[0], axis=attrs["axis"], keepdims=attrs["keep_dims"], dtype=o.dtype, out=o)
+    _add_reduce(ins[0], attrs["axis"], o.dtype, o, attrs["keep_dims"])
 
 
 def _reduce_mean_into(attrs, ins, outs):
     x, o = ins[0], outs[0]
-    if x.dtype.kind == "f":
-        np.mean(x, axis=attrs["axis"], keepdims=attrs["keep_dims"], out=o)
+    if x.dtype.kind == "f" and x.size:  # what np.mean does: the sum, then a true division by the count
+        _add_reduce(x, attrs["axis"], None, o, attrs["keep_dims"])
+        np.true_divide(o, max(x.size // max(o.size, 1), 1), out=o)
     else:
         np.copyto(o, np.mean(x, axis=attrs["axis"], keepdims=attrs["keep_dims"], dtype=np.float64),
                   casting="unsafe")
