@@ -33,6 +33,7 @@ CASES = [
      {"depth": 5, "on": 1.0, "off": 0.0, "axis": -1, "dtype": mstype.float32}),
     ("one_hot", [RNG.integers(0, 5, (2, 3)).astype(np.int64)],
      {"depth": 5, "on": 2.5, "off": -1.0, "axis": -1, "dtype": mstype.float32}),
+    ("matmul", [_f(3, 4), _f(4, 2)], {}),
     ("one_hot", [RNG.integers(0, 5, (4,)).astype(np.int32)],
      {"depth": 5, "on": 1.0, "off": 0.0, "axis": 0, "dtype": mstype.float32}),
 ]

@@ -107,6 +107,16 @@ def _one_hot_into(attrs, ins, outs):
         o += off
 
 
+def _matmul_into(attrs, ins, outs):
+    """``matmul`` with its ``transpose_a``/``transpose_b`` flags (transposed views, as the eager kernel)."""
+    x, y = ins
+    if attrs.get("transpose_a"):
+        x = np.swapaxes(x, -1, -2)
+    if attrs.get("transpose_b"):
+        y = np.swapaxes(y, -1, -2)
+    np.matmul(x, y, out=outs[0])
+
+
 def _transpose_view(attrs, ins):
     return np.transpose(ins[0], attrs["perm"])
 
@@ -119,6 +129,7 @@ _INTO = {
     "relu": _relu_into, "relu_grad": _relu_grad_into, "reduce_sum": _reduce_sum_into,
     "reduce_mean": _reduce_mean_into, "cast": _copy_into, "broadcast_to": _broadcast_to_into,
     "log_softmax": _log_softmax_into, "softmax": _softmax_into, "one_hot": _one_hot_into,
+    "matmul": _matmul_into,
 }
 
 _VIEWS = {"transpose": _transpose_view}
