@@ -381,6 +381,7 @@ def test_jit_called_under_a_gradient_runs_eagerly_and_differentiates():
 
 
 def test_jit_on_construct_and_on_a_function_nested_in_a_capture():
+    ms.set_context(mode=ms.PYNATIVE_MODE)      # (in GRAPH_MODE the Cell call itself would be the capture)
     @ms.jit
     def inner(x):
         return x * 3
@@ -460,3 +461,20 @@ def test_a_guard_that_fails_on_every_call_gives_up_with_a_warning():
     fallbacks = [w for w in caught if issubclass(w.category, GraphFallbackWarning)]
     assert len(fallbacks) == 1 and fallbacks[0].filename == __file__
     assert f.eager_reason is not None
+
+
+def test_a_numpy_bprop_runs_as_a_host_op_in_every_replay():
+    calls = []
+
+    def bprop(x, out, dout):
+        calls.append(1)
+        return (2 * x.asnumpy() * dout.asnumpy(),)      # NumPy on the values, as PyNative code does
+
+    sq = ops.Custom(lambda x: x * x, lambda s: s, lambda d: d, func_type="pyfunc", bprop=bprop)
+    jitted = ms.jit(ms.grad(lambda x: (sq(x) * 3).sum()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GraphFallbackWarning)
+        for v in ([1.0, 2.0], [3.0, -1.0], [0.5, 4.0]):
+            np.testing.assert_allclose(jitted(_t(v)).asnumpy(), 6 * np.array(v), rtol=1e-6)
+    assert jitted.stats == {"recorded": 1, "replayed": 2, "eager": 0}
+    assert len(calls) == 3

@@ -33,8 +33,8 @@ import sys
 
 from .tape import STATE
 
-__all__ = ["Capture", "Step", "capturing", "suspended", "active", "effect", "check", "host_op", "host_read",
-           "GuardMiss"]
+__all__ = ["Capture", "Step", "capturing", "suspended", "active", "effect", "check", "host_op", "host_fallback",
+           "host_read", "GuardMiss"]
 
 
 class GuardMiss(Exception):
@@ -80,6 +80,8 @@ class Capture:
         self.slot_of = {}           # id(array) -> slot
         self.formats = []
         self.unusable = None        # (reason, filename, lineno): replay cannot be faithful
+        self.soft = 0               # > 0 inside host_fallback: an array read converts the region
+        self.soft_failed = False
         self.n_args = 0
         for t in arg_tensors:
             self.add_arg(t)
@@ -238,6 +240,43 @@ def host_op(fn, inputs, wrap):
     return outs
 
 
+def host_fallback(compute, tensors, wrap):
+    """``compute(*tensors) -> list of Tensors or None``, recorded as kernels when it can be.
+
+    If ``compute`` reads a traced tensor into Python as an array (a bprop
+    written with ``asnumpy()`` and NumPy), the steps it recorded are replaced
+    by one host op that calls ``compute`` again, eagerly, on every replay
+    (``wrap(array) -> Tensor`` makes its inputs then). Which results are None
+    must not change between calls.
+    """
+    cap = STATE.capture
+    if cap is None:
+        return compute(*tensors)
+    start, saved = len(cap.steps), cap.soft_failed
+    cap.soft += 1
+    cap.soft_failed = False
+    try:
+        result = compute(*tensors)
+        failed = cap.soft_failed
+    finally:
+        cap.soft -= 1
+        cap.soft_failed = saved
+    if not failed:
+        return result
+    del cap.steps[start:]
+    present = [i for i, r in enumerate(result) if r is not None]
+
+    def rerun(*arrays):
+        with suspended():
+            res = compute(*[wrap(a) for a in arrays])
+        if [i for i, r in enumerate(res) if r is not None] != present:
+            raise RuntimeError("a host-run gradient returned None for other inputs than when it was recorded")
+        return tuple(res[i]._data for i in present)
+
+    cap.add_host(rerun, tensors, [result[i] for i in present])
+    return result
+
+
 def host_read(tensor, how, value=None):
     """Tell an active capture that ``tensor`` was read into Python (``how``: "bool", "int", "float", "item",
     or "array" for a whole-array read). Scalar reads become guards; array reads make the capture unusable."""
@@ -246,6 +285,9 @@ def host_read(tensor, how, value=None):
         return
     where = user_frame()
     if how == "array":
+        if cap.soft:                            # inside host_fallback: the region becomes a host op
+            cap.soft_failed = True
+            return
         cap.mark_unusable("a traced tensor's value was read into Python (asnumpy/__array__/tolist)", where)
         return
     cap.add_guard(tensor, _CONVERTERS[how], value, where)
