@@ -444,3 +444,17 @@ def test_grad_functions_called_in_graph_mode_are_captured():
         for a, b in zip(gg, ge):
             np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-5, atol=1e-7)
     assert grad_fn.__wrapped__.__name__.startswith("value_and_grad")
+
+
+def test_a_returned_value_and_a_later_step_with_the_same_number_keep_their_own_shapes():
+    # slot 1 (x * x, returned: fresh memory of its own shape) and step 1 (the transpose) once
+    # shared one name in the generated replay, so the product got the transpose's shape
+    jf = ms.jit(lambda x: (x * x, ops.transpose(x, (1, 0))))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GraphFallbackWarning)
+        for seed in range(3):
+            x = _rand(2, 3, seed=seed)
+            y, z = jf(x)
+            np.testing.assert_array_equal(y.asnumpy(), x.asnumpy() ** 2)
+            np.testing.assert_array_equal(z.asnumpy(), x.asnumpy().T)
+    assert jf.stats == {"recorded": 1, "replayed": 2, "eager": 0}

@@ -222,9 +222,9 @@ class Record:
                     ns[f"B{s}"] = self.buffers[s]
                     emit(f"    v{s} = B{s}")
                 else:
-                    a = cap.arrays[s]
-                    ns[f"SH{s}"], ns[f"DT{s}"] = a.shape, a.dtype
-                    emit(f"    v{s} = _empty(SH{s}, DT{s})")
+                    a = cap.arrays[s]        # named by slot: SH{j}/DT{j} belong to step j
+                    ns[f"SHv{s}"], ns[f"DTv{s}"] = a.shape, a.dtype
+                    emit(f"    v{s} = _empty(SHv{s}, DTv{s})")
                 defined.add(s)
                 names.append(f"v{s}")
             return names
