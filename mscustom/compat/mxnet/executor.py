@@ -182,10 +182,11 @@ class Executor:
     # ------------------------------------------------------------ forward
     def forward(self, is_train=False, **kwargs):
         """Run the graph; ``kwargs`` are copied into the named arguments first. Returns ``outputs``."""
+        named = self.arg_dict if kwargs else None
         for k, v in kwargs.items():
-            if k not in self.arg_names:
+            dst = named.get(k)
+            if dst is None:
                 raise ValueError(f"Executor.forward: unknown argument {k!r}; arguments are {self.arg_names}")
-            dst = self.arg_dict[k]
             src = v._data if isinstance(v, Tensor) else np.asarray(v)
             if src.shape != dst.shape:
                 raise ValueError(f"Executor.forward: '{k}' has shape {dst.shape}, got {src.shape}")
