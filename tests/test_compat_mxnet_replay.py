@@ -172,12 +172,17 @@ def test_explicit_out_grads_after_replayed_steps_run_that_step_on_the_tape():
             exe.forward(is_train=True)
             exe.backward()
         exe.forward(is_train=True)
+        exe.backward(mx.nd.ones((5, 3)))            # the default head gradients, given: the kept ones
+        with pytest.raises(ValueError, match=r"out_grads\[0\] has shape \(5, 2\), output 'softmax_output' "
+                                             r"has shape \(5, 3\)"):
+            exe.backward([np.zeros((5, 2))])
+        exe.forward(is_train=True)
         exe.backward(out_grads=[mx.nd.array(head)])
         exe.forward(is_train=True)                  # explicit head gradients seen: training runs on the tape
         exe.backward(mx.nd.array(2 * head))
     for k, g in eager.grad_dict.items():
         np.testing.assert_allclose(replay.grad_dict[k].asnumpy(), g.asnumpy(), rtol=1e-5, atol=1e-7)
-    assert replay.stats == {"eager": 3, "recorded": 1, "replayed": 2}
+    assert replay.stats == {"eager": 3, "recorded": 1, "replayed": 3}
 
 
 # ------------------------------------------------------------------ custom ops, auxiliary states, errors
@@ -321,3 +326,33 @@ def test_execution_mode_comes_from_the_environment_and_is_checked(monkeypatch):
     monkeypatch.setenv("MSCUSTOM_MXNET_EXECUTION", "fast")
     with pytest.raises(ValueError, match=r"MSCUSTOM_MXNET_EXECUTION must be one of \['replay', 'eager'\]"):
         _mlp().simple_bind(mx.cpu(), data=(2, 4))
+
+
+@pytest.mark.parametrize("build, shape", [
+    (lambda x: mx.sym.Convolution(x, kernel=(3, 3), num_filter=2, stride=(2, 1), pad=(1, 1), name="c"), (2, 2, 5, 4)),
+    (lambda x: mx.sym.Pooling(mx.sym.Activation(x, act_type="sigmoid"), kernel=(2, 2), stride=(2, 2),
+                              pool_type="max"), (1, 2, 4, 4)),
+    (lambda x: mx.sym.Flatten(mx.sym.Pooling(x, kernel=(3, 3), stride=(1, 1), pad=(1, 1), pool_type="avg")),
+     (1, 1, 4, 3)),
+    (lambda x: mx.sym.LinearRegressionOutput(mx.sym.FullyConnected(x, num_hidden=2, name="fc"), name="lro"), (4, 3)),
+    (lambda x: mx.sym.Group([mx.sym.exp(x) * 2.0, mx.sym.sum(mx.sym.square(x)), x]), (2, 3)),
+])
+def test_every_layer_replays_with_the_eager_outputs_and_gradients(build, shape):
+    sym = build(mx.sym.Variable("x"))
+    exes = {}
+    for mode in EXECUTION_MODES:
+        exes[mode] = sym.simple_bind(mx.cpu(), type_dict={"x": np.float64}, x=shape)
+        exes[mode].execution = mode
+        for k, a in exes[mode].arg_dict.items():
+            a[:] = np.random.default_rng(len(k)).normal(size=a.shape)
+    rng = np.random.default_rng(2)
+    for _ in range(4):
+        x = rng.normal(size=shape)
+        for exe in exes.values():
+            exe.forward(is_train=True, x=x)
+            exe.backward()
+        for o_e, o_r in zip(exes["eager"].outputs, exes["replay"].outputs):
+            np.testing.assert_allclose(o_r.asnumpy(), o_e.asnumpy(), rtol=1e-12)
+        for k, g in exes["eager"].grad_dict.items():
+            np.testing.assert_allclose(exes["replay"].grad_dict[k].asnumpy(), g.asnumpy(), rtol=1e-12, atol=1e-14)
+    assert exes["replay"].stats == {"eager": 1, "recorded": 1, "replayed": 2}

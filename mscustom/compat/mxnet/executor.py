@@ -270,16 +270,13 @@ class Executor:
         if self._heads is None and not replayed:
             raise _base.MXNetError("Executor.backward: call forward(is_train=True) first (and bind with a "
                                    "grad_req other than 'null' for some argument)")
-        if out_grads is not None and not isinstance(out_grads, (list, tuple)):
-            out_grads = [out_grads]
-        if out_grads is not None and all(g is None for g in out_grads):
-            out_grads = None
+        out_grads = self._head_arrays(out_grads)
         if self._head_grads != "given":
             self._head_grads = "ones" if out_grads is None else "given"
         if replayed:
             if out_grads is None:
                 if self._grad_error is not None:
-                    self._fail_grads(self._grad_error, [n for n, v in zip(self.arg_names, self.arg_arrays)
+                    self._fail_grads(self._grad_error, [n for n in self.arg_names
                                                         if self._grad_req.get(n, "null") != "null"])
                 else:
                     self._write_grads(self._grads)
@@ -293,17 +290,29 @@ class Executor:
                 return                  # the forward failed this time: reported on the outputs
         self._backward_eager(out_grads)
 
+    def _head_arrays(self, out_grads):
+        """``out_grads`` as one array (or None: ones) per output, shapes checked; None when all are ones."""
+        if out_grads is None:
+            return None
+        if not isinstance(out_grads, (list, tuple)):
+            out_grads = [out_grads]
+        heads, all_ones = [], True
+        for i, out in enumerate(self.outputs):
+            g = out_grads[i] if i < len(out_grads) else None
+            if g is not None:
+                g = np.asarray(g._data if isinstance(g, Tensor) else g, dtype=out.dtype)
+                if g.shape != out.shape:
+                    raise ValueError(f"Executor.backward: out_grads[{i}] has shape {g.shape}, output "
+                                     f"'{self.output_names[i]}' has shape {out.shape}")
+                all_ones = all_ones and bool((g == 1).all())
+            heads.append(g)
+        return None if all_ones else heads      # ones are the default head gradients: nothing to redo
+
     def _backward_eager(self, out_grads):
         roots = []
-        for i, h in enumerate(self._heads):
-            g = out_grads[i] if out_grads is not None and i < len(out_grads) else None
-            g = np.ones_like(h._data) if g is None else np.asarray(g._data if isinstance(g, Tensor) else g,
-                                                                     dtype=h._data.dtype)
-            if g.shape != h._data.shape:
-                raise ValueError(f"Executor.backward: out_grads[{i}] has shape {g.shape}, output "
-                                 f"'{self.output_names[i]}' has shape {h._data.shape}")
+        for h, g in zip(self._heads, out_grads or [None] * len(self._heads)):
             if h._node is not None:
-                roots.append((h, Tensor._wrap(g)))
+                roots.append((h, Tensor._wrap(np.ones_like(h._data) if g is None else g)))
         names = [n for n, _ in self._leaves]
         try:
             with _ad.paused(), _autograd._train_flag(True), device_scope(self._ctx):
