@@ -207,7 +207,7 @@ class Executor:
         """The forward (and, training, the gradients) by graph mode; ``_RunEager`` where it declines."""
         gf = self._graph_train if train else self._graph_forward
         replayed = gf.stats["replayed"]
-        if train and self.aux_arrays:
+        if self.aux_arrays:             # put back if a replay fails part way, or out_grads come later
             self._aux_saved = [a._data.copy() for a in self.aux_arrays]
         try:
             with _ad.paused(), device_scope(self._ctx), _autograd._train_flag(is_train):
