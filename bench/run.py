@@ -351,6 +351,15 @@ BENCHES = {"builtin": bench_builtin, "custom": bench_custom_call, "bandwidth": b
            "startup": bench_startup, "gpu": bench_gpu, "conv": bench_conv, "graph": bench_graph}
 
 
+def bench_mxexec():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import mxnet_executor_bench
+    mxnet_executor_bench.bench_mxexec(report)
+
+
+BENCHES["mxexec"] = bench_mxexec
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=sorted(BENCHES), action="append",

@@ -478,3 +478,16 @@ def test_a_numpy_bprop_runs_as_a_host_op_in_every_replay():
             np.testing.assert_allclose(jitted(_t(v)).asnumpy(), 6 * np.array(v), rtol=1e-6)
     assert jitted.stats == {"recorded": 1, "replayed": 2, "eager": 0}
     assert len(calls) == 3
+
+def test_a_returned_value_and_a_later_step_with_the_same_number_keep_their_own_shapes():
+    # slot 1 (x * x, returned: fresh memory of its own shape) and step 1 (the transpose) once
+    # shared one name in the generated replay, so the product got the transpose's shape
+    jf = ms.jit(lambda x: (x * x, ops.transpose(x, (1, 0))))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GraphFallbackWarning)
+        for seed in range(3):
+            x = _rand(2, 3, seed=seed)
+            y, z = jf(x)
+            np.testing.assert_array_equal(y.asnumpy(), x.asnumpy() ** 2)
+            np.testing.assert_array_equal(z.asnumpy(), x.asnumpy().T)
+    assert jf.stats == {"recorded": 1, "replayed": 2, "eager": 0}

@@ -19,6 +19,7 @@ import numpy as np
 from ... import context as _context
 from ... import dtype as _dt
 from ..._core import autodiff as _ad
+from ..._core import capture as _capture
 from ..._core import dispatch as _dispatch
 from ..._core.kernel import KernelEntry
 from ..._core.opdef import OpDef
@@ -218,7 +219,9 @@ class _OpType:
     def _call_user(self, operator, what, *args):
         """Run the user's forward/backward; errors that do not name the op get its name."""
         try:
-            with _ad.paused():                          # nothing a forward/backward runs is taped
+            # nothing a forward/backward runs is taped, nor recorded by a graph-mode capture (the
+            # kernel call itself is the recorded step; a replay runs the user's code again)
+            with _ad.paused(), _capture.suspended():
                 getattr(operator, what)(*args)
         except _base._OpFailure:
             raise

@@ -220,10 +220,10 @@ class Module:
     def update(self):
         if not self.optimizer_initialized:
             raise MXNetError("Module.update: call init_optimizer() first")
-        grads = self._exec.grad_dict
+        grads, args = self._exec.grad_dict, self._exec.arg_dict
         for i, n in enumerate(self._param_names):
             if n in grads and n not in self._fixed:
-                self._updater(i, grads[n], self._exec.arg_dict[n])
+                self._updater(i, grads[n], args[n])
 
     def forward_backward(self, data_batch):
         self.forward(data_batch, is_train=True)
