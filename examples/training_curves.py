@@ -64,7 +64,7 @@ class EpochCurves(Callback):
         self.history["epoch"].append(cb_params.cur_epoch_num)
         self.history["step_loss"].append(float(np.mean(self._losses)) if self._losses else math.nan)
         for name, evaluate in self._evaluations.items():
-            for metric, value in evaluate().items():
+            for metric, value in sorted(evaluate().items()):
                 self.history.setdefault(f"{name}_{metric}", []).append(float(value))
         if self._evaluations:
             cb_params.train_network.set_train(True)
