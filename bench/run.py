@@ -341,8 +341,14 @@ def bench_conv():
            t_np / 1000, "<= 1.5x by hand", t_ms <= 1.5 * t_np)
 
 
+def bench_graph():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import graph_bench
+    graph_bench.bench_graph(report)
+
+
 BENCHES = {"builtin": bench_builtin, "custom": bench_custom_call, "bandwidth": bench_bandwidth,
-           "startup": bench_startup, "gpu": bench_gpu, "conv": bench_conv}
+           "startup": bench_startup, "gpu": bench_gpu, "conv": bench_conv, "graph": bench_graph}
 
 
 def main():

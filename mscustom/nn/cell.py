@@ -28,7 +28,12 @@ Example::
 
 from collections import OrderedDict
 
+from .. import context as _context
+from .. import graph as _graph
 from ..tensor import Parameter
+
+_settings = _context._settings
+_GRAPH_MODE = _context.GRAPH_MODE
 
 __all__ = ["Cell", "SequentialCell", "CellList"]
 
@@ -58,6 +63,8 @@ class Cell:
                                   "subclasses of nn.Cell must define it")
 
     def __call__(self, *args, **kwargs):
+        if _settings["mode"] == _GRAPH_MODE:
+            return _graph.cell_call(self, args, kwargs)      # captured once, replayed after
         return self.construct(*args, **kwargs)
 
     # ------------------------------------------------------------------ registration
@@ -71,6 +78,8 @@ class Cell:
             object.__setattr__(self, name, value)
             return
         params, cells = d["_params"], d["_cells"]
+        if isinstance(value, (Parameter, Cell)):
+            _graph.training_changed()           # the structure changed: graph records see new modes
         if isinstance(value, Parameter):
             cells.pop(name, None)
             if value.name is None:
@@ -84,6 +93,8 @@ class Cell:
         else:
             params.pop(name, None)
             cells.pop(name, None)
+            if name == "training":
+                _graph.training_changed()
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
@@ -187,6 +198,7 @@ class Cell:
         mode = bool(mode)
         for _, cell in self.cells_and_names():
             cell.__dict__["training"] = mode
+        _graph.training_changed()
         return self
 
     # ------------------------------------------------------------------ printing

@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 
+from ..._core import capture as _capture
 from ...tensor import Parameter, ParameterTuple, Tensor
 from ..cell import Cell
 
@@ -247,12 +248,19 @@ class Optimizer(Cell):
             if shape != p._data.shape:
                 raise ValueError(f"{who}: the gradient for parameter '{p.name}' has "
                                  f"shape {list(shape)}, expected {list(p._data.shape)}")
+        grads = [g if isinstance(g, Tensor) else Tensor._wrap(np.asarray(g)) for g in gradients]
+        # an effect: graph mode repeats the update, with the learning rate of each replay's step
+        _capture.effect(self._apply, *grads)
+        return True
+
+    def _apply(self, *grad_arrays):
+        """The update of every parameter from its gradient array (in place)."""
+        params = self.parameters
         step = self.global_step
         base_lr = self._lr.at(step)
         self.global_step = step + 1             # the update of step t sees global_step == t + 1
         inv_scale = 1.0 / self.loss_scale
-        for i, (p, g) in enumerate(zip(params, gradients)):
-            garr = g._data if isinstance(g, Tensor) else np.asarray(g)
+        for i, (p, garr) in enumerate(zip(params, grad_arrays)):
             parr = p._data
             work = self._work[i]
             np.copyto(work, garr)
@@ -265,7 +273,8 @@ class Optimizer(Cell):
                 work *= inv_scale
             lr = self._group_lr[i]
             self._update(i, parr, work, base_lr if lr is None else lr.at(step))
-        return True
+
+    _apply.accepts_strided = True       # graph mode may pass gradients as strided views (copied first)
 
     def _update(self, i, param, grad, lr):
         raise TypeError(f"{type(self).__name__} is an Optimizer subclass without an _update method; "
