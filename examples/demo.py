@@ -191,11 +191,12 @@ def make_optimizer(net, cfg, steps_per_epoch):
 
 
 # ================================================================== training and its checks
-def train(cfg, kind, train_ds, test_ds, eval_train_ds, loss_print_steps=None):
+def train(cfg, kind, train_ds, test_ds, eval_train_ds):
     """Build a network of ``kind`` and train it with ``Model.train``; return ``(model, net, curves, seconds)``.
 
-    ``LossMonitor`` prints the loss once per epoch (or every
-    ``loss_print_steps`` steps); ``EpochCurves`` records the curves.
+    ``LossMonitor`` prints the last step's loss of each epoch; ``EpochCurves``
+    records the curves, evaluating the training and test sets after each
+    epoch, and prints them.
     """
     ms.set_seed(cfg.seed)
     net, loss_fn = build_model(kind, cfg)
@@ -204,7 +205,7 @@ def train(cfg, kind, train_ds, test_ds, eval_train_ds, loss_print_steps=None):
     curves = EpochCurves({"train": lambda: model.eval(eval_train_ds), "test": lambda: model.eval(test_ds)},
                          verbose=True)
     start = time.perf_counter()
-    model.train(cfg.epochs, train_ds, callbacks=[ms.LossMonitor(loss_print_steps or steps), curves])
+    model.train(cfg.epochs, train_ds, callbacks=[ms.LossMonitor(per_print_times=steps), curves])
     return model, net, curves, time.perf_counter() - start
 
 
@@ -300,17 +301,17 @@ def blas_threads(n):
     return threadpool_limits(limits=n, user_api="blas")
 
 
-def run(cfg, kind="custom", mode=ms.GRAPH_MODE, out_dir=None, loss_print_steps=None):
+def run(cfg, kind="custom", mode=ms.GRAPH_MODE, out_dir=None):
     """The whole job: data, training in ``mode``, test accuracy, checkpoint round trip, curves, step timing.
 
     Returns a dict of results; writes the checkpoint and the PNG into ``out_dir``
     (default ``build/demo`` in the project root).
     """
     with blas_threads(cfg.blas_threads):
-        return _run(cfg, kind, mode, out_dir, loss_print_steps)
+        return _run(cfg, kind, mode, out_dir)
 
 
-def _run(cfg, kind, mode, out_dir, loss_print_steps):
+def _run(cfg, kind, mode, out_dir):
     out_dir = out_dir or os.path.join(ROOT, "build", "demo")
     started = time.perf_counter()
     train_set, test_set = load_digits_split(cfg.test_fraction, cfg.seed)
@@ -319,7 +320,7 @@ def _run(cfg, kind, mode, out_dir, loss_print_steps):
     train_ds, test_ds = make_datasets(train_set, test_set, cfg.batch_size, cfg.seed)
     eval_train_ds = ds.NumpySlicesDataset(train_set, column_names=["image", "label"], shuffle=False).batch(256)
     with in_mode(mode), ops.custom_op_usage() as usage:
-        model, net, curves, seconds = train(cfg, kind, train_ds, test_ds, eval_train_ds, loss_print_steps)
+        model, net, curves, seconds = train(cfg, kind, train_ds, test_ds, eval_train_ds)
         test_accuracy = model.eval(test_ds)["accuracy"]
         ckpt = os.path.join(out_dir, f"lenet_digits_{kind}.ckpt")
         before, after = checkpoint_round_trip(net, kind, cfg, test_set[0], ckpt)
