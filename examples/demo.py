@@ -359,6 +359,9 @@ def report(r, cfg):
     if r["custom_ops"]:
         print("\ncustom ops used:")
         print(r["custom_ops"])
+        if r["mode"] == "GRAPH_MODE":
+            print("(graph mode counts the calls it replays but does not time them: the times are those of "
+                  "the calls run eagerly)")
     print(f"\ntotal time {r['total_seconds']:.1f}s")
     failures = []
     if r["test_accuracy"] < cfg.target:
