@@ -104,7 +104,10 @@ def load_digits_split(test_fraction=0.2, seed=0):
 
 
 def make_datasets(train_set, test_set, batch_size, seed=0):
-    """The training pipeline (shuffled each epoch, batched) and the test pipeline (in order, batched)."""
+    """The training pipeline (shuffled each epoch, batched) and the test pipeline (in order, batched).
+
+    Sets the pipeline's shuffle seed (``dataset.config.set_seed``) to ``seed``.
+    """
     ds.config.set_seed(seed)
     train_ds = ds.NumpySlicesDataset(train_set, column_names=["image", "label"], shuffle=True)
     test_ds = ds.NumpySlicesDataset(test_set, column_names=["image", "label"], shuffle=False)
@@ -327,7 +330,7 @@ def _run(cfg, kind, mode, out_dir):
     png = None
     try:
         png = plot_curves(curves.history, os.path.join(out_dir, f"curves_{kind}.png"),
-                          title=f"LeNet on 8x8 digits ({kind} kernels, {MODE_NAMES[mode]})")
+                          title=f"LeNet on 8x8 digits ({kind} kernels, {MODE_NAMES[mode]})", target=cfg.target)
     except ImportError as exc:
         print(f"note: no curves written: {exc}", file=sys.stderr)
     timing = compare_modes(kind, cfg, train_set, train_ds.get_dataset_size())

@@ -78,12 +78,13 @@ class EpochCurves(Callback):
         return f"epoch {self.history['epoch'][epoch_index]}: " + ", ".join(parts)
 
 
-def plot_curves(history, path, title="training curves"):
+def plot_curves(history, path, title="training curves", target=None):
     """Write a PNG with two panels, the loss curves and the accuracy curves of ``history``; return ``path``.
 
     Every ``*loss`` key of ``history`` goes in the left panel, every
-    ``*accuracy`` key in the right one, against ``history["epoch"]``.
-    Needs matplotlib (``pip install 'mscustom[demo]'``).
+    ``*accuracy`` key in the right one, against ``history["epoch"]``; a
+    ``target`` accuracy is drawn as a dashed line. Needs matplotlib
+    (``pip install 'mscustom[demo]'``).
     """
     try:
         from matplotlib.figure import Figure
@@ -104,6 +105,9 @@ def plot_curves(history, path, title="training curves"):
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
         ax.legend()
+    if target is not None:
+        acc_ax.axhline(target, color="grey", linestyle="--", linewidth=1, label=f"target {target:g}")
+        acc_ax.legend()
     loss_ax.set_yscale("log")
     fig.suptitle(title)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
