@@ -393,6 +393,12 @@ def main(argv=None):
     overrides = {k: v for k, v in (("epochs", args.epochs), ("seed", args.seed), ("target", args.target))
                  if v is not None}
     cfg = replace(cfg, **overrides)
+    try:
+        import sklearn  # noqa: F401       (the data come from it; loaded anyway)
+    except ImportError:
+        print("demo: the digits come from scikit-learn, which is not installed: pip install 'mscustom[demo]' "
+              "(make demo installs it)", file=sys.stderr)
+        return 2
     return report(run(cfg, args.kind, MODES[args.mode], args.out), cfg)
 
 

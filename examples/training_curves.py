@@ -86,14 +86,14 @@ def plot_curves(history, path, title="training curves", target=None):
     ``target`` accuracy is drawn as a dashed line. Needs matplotlib
     (``pip install 'mscustom[demo]'``).
     """
+    epochs = history.get("epoch") or []
+    if not epochs:
+        raise ValueError("plot_curves: the history has no finished epoch to plot")
     try:
         from matplotlib.figure import Figure
         from matplotlib.ticker import MaxNLocator
     except ImportError as exc:
         raise ImportError("plot_curves needs matplotlib: pip install 'mscustom[demo]' (or run make demo)") from exc
-    epochs = history.get("epoch") or []
-    if not epochs:
-        raise ValueError("plot_curves: the history has no finished epoch to plot")
     fig = Figure(figsize=(9, 3.6), layout="constrained")
     loss_ax, acc_ax = fig.subplots(1, 2)
     for ax, suffix, label in ((loss_ax, "loss", "loss"), (acc_ax, "accuracy", "accuracy")):
