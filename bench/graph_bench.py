@@ -1,8 +1,10 @@
 """Graph mode against hand-written NumPy: training steps, a small network, gradients through Custom.
 
 Each figure is a ratio against the same computation written by hand with
-NumPy, measured in the same run with BLAS limited to one thread. Imported by
-``bench/run.py`` (``--only graph``); runnable alone too.
+NumPy, measured in the same run with BLAS limited to one thread. Times are
+process CPU time (``time.process_time``): with one thread it equals the
+compute time, and other programs on a shared machine do not inflate it.
+Imported by ``bench/run.py`` (``--only graph``); runnable alone too.
 """
 
 import statistics
@@ -20,10 +22,10 @@ def _median_ms(fn, steps, repeat=7):
     fn()
     runs = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for _ in range(steps):
             fn()
-        runs.append((time.perf_counter() - t0) / steps * 1e3)
+        runs.append((time.process_time() - t0) / steps * 1e3)
     return statistics.median(runs)
 
 

@@ -102,7 +102,7 @@ def _sig(value, flat):
     if isinstance(value, Tensor):
         flat.append(value)
         d = value._data
-        return (d.shape, d.dtype.str, value._format)
+        return (d.shape, d.dtype, value._format)
     t = type(value)
     if t is int or t is float or t is bool or t is str or value is None or t is complex:
         return (t, value)
@@ -152,18 +152,6 @@ def _template(value, cap, slots):
     return ("obj", value)
 
 
-def _rebuild(tpl, arrays):
-    kind = tpl[0]
-    if kind == "slot":
-        return Tensor._wrap(arrays[tpl[1]], tpl[2])
-    if kind == "obj":
-        return tpl[1]
-    if kind is dict:
-        return {k: _rebuild(v, arrays) for k, v in tpl[1]}
-    items = [_rebuild(v, arrays) for v in tpl[1]]
-    return tuple(items) if kind is tuple else items
-
-
 def _first_effect_before_guard(cap):
     seen_effect = False
     for st in cap.steps:
@@ -208,23 +196,41 @@ class GraphFunction:
         if st.capture is not None or st.depth or self.eager_reason is not None:
             self.stats["eager"] += 1
             return self.fn(*args, **kwargs)
-        try:
-            flat, key = _signature(args, kwargs, self.cell)
-        except _Unkeyable as exc:
-            self._give_up(f"its arguments cannot be part of a signature ({exc})", None)
-            self.stats["eager"] += 1
-            return self.fn(*args, **kwargs)
+        key = None
+        if not kwargs and self.cell is None:
+            # the common case, plain tensors only: a flat key built without recursion
+            n = len(args)
+            if n == 1:
+                a = args[0]
+                if type(a) is Tensor:
+                    d = a._data
+                    key = (d.shape, d.dtype, a._format, _settings["device_target"])
+                    flat = args
+            elif n and all(type(a) is Tensor for a in args):
+                key = tuple([(a._data.shape, a._data.dtype, a._format) for a in args])
+                key += (_settings["device_target"],)
+                flat = args
+        if key is None:
+            try:
+                flat, key = _signature(args, kwargs, self.cell)
+            except _Unkeyable as exc:
+                self._give_up(f"its arguments cannot be part of a signature ({exc})", None)
+                self.stats["eager"] += 1
+                return self.fn(*args, **kwargs)
         variants = self.records.get(key)
         if variants:
-            self.records.move_to_end(key)
+            if len(self.records) > 1:
+                self.records.move_to_end(key)
             arrays = [t._data for t in flat]
+            missed = None
             for rec in variants:
                 if not rec.lock.acquire(False):         # replayed by another thread right now
                     self.stats["eager"] += 1
                     return self.fn(*args, **kwargs)
                 try:
-                    outs = rec.run(arrays)
-                except GuardMiss:
+                    outs = rec.run(arrays)        # the function's result, rebuilt by the replay
+                except GuardMiss as miss:
+                    missed = rec.steps[miss.args[0]].where
                     continue
                 except Exception as exc:
                     # run eagerly: an error is then raised naming its op, as in PyNative mode
@@ -236,7 +242,12 @@ class GraphFunction:
                 finally:
                     rec.lock.release()
                 self.stats["replayed"] += 1
-                return _rebuild(rec.template, outs) if rec.single is None else Tensor._wrap(outs[0], rec.single)
+                return outs
+            if missed is not None and len(variants) >= MAX_VARIANTS:
+                self._give_up(f"a tensor value read into Python differs on every call (its guard failed "
+                              f"for all {len(variants)} recorded values)", missed)
+                self.stats["eager"] += 1
+                return self.fn(*args, **kwargs)
         return self._record(key, flat, args, kwargs)
 
     # ----------------------------------------------------------------- recording
@@ -256,9 +267,7 @@ class GraphFunction:
             return out
         slots = []
         template = _template(out, cap, slots)
-        rec = Record(cap, slots)
-        rec.template = template
-        rec.single = template[2] if template[0] == "slot" else None
+        rec = Record(cap, slots, template)
         rec.cap = None                  # the recorded arrays are not needed any more
         variants = self.records.setdefault(key, [])
         if len(variants) >= MAX_VARIANTS:

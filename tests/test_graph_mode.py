@@ -444,3 +444,19 @@ def test_grad_functions_called_in_graph_mode_are_captured():
         for a, b in zip(gg, ge):
             np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-5, atol=1e-7)
     assert grad_fn.__wrapped__.__name__.startswith("value_and_grad")
+
+
+def test_a_guard_that_fails_on_every_call_gives_up_with_a_warning():
+    @ms.jit
+    def f(x):
+        return x * 2, x.sum().item()              # the Python number differs on every call
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for v in range(8):
+            out, total = f(_t([float(v), 1.0]))
+            assert total == v + 1.0
+            np.testing.assert_array_equal(out.asnumpy(), [2.0 * v, 2.0])
+    fallbacks = [w for w in caught if issubclass(w.category, GraphFallbackWarning)]
+    assert len(fallbacks) == 1 and fallbacks[0].filename == __file__
+    assert f.eager_reason is not None

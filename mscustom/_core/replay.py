@@ -27,6 +27,7 @@ import threading
 
 import numpy as np
 
+from ..tensor import Tensor
 from .capture import GuardMiss
 
 __all__ = ["Record"]
@@ -75,16 +76,23 @@ def _kernel_mode(step, arrays):
 
 
 class Record:
-    """A compiled replay of one capture. ``run(arg_arrays)`` returns the arrays of ``out_slots``."""
+    """A compiled replay of one capture.
 
-    def __init__(self, cap, out_slots, max_steps=None):
+    ``run(arg_arrays)`` returns the arrays of ``out_slots``, or, given a
+    ``template`` (graph.py's description of the function's result), the
+    result itself rebuilt around fresh Tensors.
+    """
+
+    def __init__(self, cap, out_slots, template=None):
         self.cap = cap
         self.out_slots = list(out_slots)
+        self.template = template
         self.lock = threading.Lock()
         self.steps = self._live_steps(cap)
         for st in self.steps:
             if st.kind == "kernel":
                 st.mode = _kernel_mode(st, cap.arrays)
+        self._skip_noop_reshapes()
         self._transposed_products()
         self._use_views()
         self.buffers = {}                   # slot -> arena buffer
@@ -104,6 +112,23 @@ class Record:
         kept.reverse()
         self.dropped = len(cap.steps) - len(kept)
         return kept
+
+    def _skip_noop_reshapes(self):
+        """Reshapes to the shape a value already has are dropped; readers read the value itself."""
+        arrays = self.cap.arrays
+        alias = {}
+        kept = []
+        for st in self.steps:
+            if alias:
+                st.ins = [alias.get(s, s) for s in st.ins]
+            if st.kind == "kernel" and st.op.name == "reshape" and st.mode == "alloc" \
+                    and arrays[st.outs[0]].shape == arrays[st.ins[0]].shape:
+                alias[st.outs[0]] = st.ins[0]
+                continue
+            kept.append(st)
+        if alias:
+            self.steps = kept
+            self.out_slots = [alias.get(s, s) for s in self.out_slots]
 
     def _transposed_products(self):
         """``transpose(matmul(a, b))`` of 2-D operands becomes ``matmul(b.T, a.T)``, written in place.
@@ -266,6 +291,15 @@ class Record:
                     emit(f"    if v{s}.__class__ is not _nd or v{s}.shape != SH{j} or v{s}.dtype != DT{j}: "
                          f"v{s} = _check(O{j}, P{j}, v{s})[0]")
                     defined.add(s)
+                elif mode == "alloc_checked" and len(st.outs) == 1 and st.plan.shape0 is not None:
+                    ns[f"R{j}"], ns[f"S{j}"] = st.plan.runner, st.plan.stats
+                    ns[f"SH{j}"], ns[f"DT{j}"] = st.plan.shape0, st.plan.dtype0
+                    (s,) = st.outs
+                    emit(f"    v{s} = R{j}(K{j}, {tup})")
+                    emit(f"    if v{s}.__class__ is not _nd or v{s}.shape != SH{j} or v{s}.dtype != DT{j}: "
+                         f"v{s} = _check(O{j}, P{j}, v{s})[0]")
+                    emit(f"    S{j}['calls'] += 1")
+                    defined.add(s)
                 elif mode == "alloc_checked":
                     ns[f"R{j}"], ns[f"S{j}"] = st.plan.runner, st.plan.stats
                     emit(f"    r = _check(O{j}, P{j}, R{j}(K{j}, {tup}))")
@@ -291,13 +325,38 @@ class Record:
                 ns[f"F{j}"], ns[f"V{j}"] = st.fn, st.value
                 emit(f"    if F{j}({args}) != V{j}: raise GuardMiss({j})")
         outs = [ref(s) for s in self.out_slots]
-        emit(f"    return [{', '.join(outs)}]")
+        if self.template is None:
+            emit(f"    return [{', '.join(outs)}]")
+        else:
+            ns["_W"] = Tensor._wrap
+            emit(f"    return {self._build(self.template, outs, ns)}")
         from .dispatch import _check_results
         ns["_check"] = _check_results
         source = "\n".join(lines) + "\n"
         code = compile(source, "<mscustom graph replay>", "exec")
         exec(code, ns)
         return source, ns["replay"]
+
+    def _build(self, tpl, outs, ns):
+        """The expression rebuilding the function's result from the output values (see graph.py)."""
+        kind = tpl[0]
+        if kind == "slot":
+            return f"_W({outs[tpl[1]]}, {tpl[2]!r})"
+        if kind == "obj":
+            name = f"C{len(ns)}"
+            ns[name] = tpl[1]
+            return name
+        if kind is dict:
+            items = []
+            for k, v in tpl[1]:
+                kname = f"C{len(ns)}"
+                ns[kname] = k
+                items.append(f"{kname}: {self._build(v, outs, ns)}")
+            return "{" + ", ".join(items) + "}"
+        items = [self._build(v, outs, ns) for v in tpl[1]]
+        if kind is tuple:
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        return "[" + ", ".join(items) + "]"
 
     # ----------------------------------------------------------------- facts
     def describe(self):

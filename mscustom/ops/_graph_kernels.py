@@ -37,19 +37,23 @@ def _relu_into(attrs, ins, outs):
 def _relu_grad_into(attrs, ins, outs):
     dy, x = ins
     o = outs[0]
-    np.heaviside(x, 0, out=o)           # 1 where x > 0, 0 where x <= 0
+    np.greater(x, 0, out=o)             # 1.0 where x > 0, else 0.0 (as eager's dy * (x > 0))
     np.multiply(o, dy, out=o)
+
+
+_add_reduce = np.add.reduce
 
 
 def _reduce_sum_into(attrs, ins, outs):
     o = outs[0]
-    np.sum(ins[0], axis=attrs["axis"], keepdims=attrs["keep_dims"], dtype=o.dtype, out=o)
+    _add_reduce(ins[0], attrs["axis"], o.dtype, o, attrs["keep_dims"])
 
 
 def _reduce_mean_into(attrs, ins, outs):
     x, o = ins[0], outs[0]
-    if x.dtype.kind == "f":
-        np.mean(x, axis=attrs["axis"], keepdims=attrs["keep_dims"], out=o)
+    if x.dtype.kind == "f" and x.size:  # what np.mean does: the sum, then a true division by the count
+        _add_reduce(x, attrs["axis"], None, o, attrs["keep_dims"])
+        np.true_divide(o, max(x.size // max(o.size, 1), 1), out=o)
     else:
         np.copyto(o, np.mean(x, axis=attrs["axis"], keepdims=attrs["keep_dims"], dtype=np.float64),
                   casting="unsafe")
@@ -103,6 +107,16 @@ def _one_hot_into(attrs, ins, outs):
         o += off
 
 
+def _matmul_into(attrs, ins, outs):
+    """``matmul`` with its ``transpose_a``/``transpose_b`` flags (transposed views, as the eager kernel)."""
+    x, y = ins
+    if attrs.get("transpose_a"):
+        x = np.swapaxes(x, -1, -2)
+    if attrs.get("transpose_b"):
+        y = np.swapaxes(y, -1, -2)
+    np.matmul(x, y, out=outs[0])
+
+
 def _transpose_view(attrs, ins):
     return np.transpose(ins[0], attrs["perm"])
 
@@ -115,6 +129,7 @@ _INTO = {
     "relu": _relu_into, "relu_grad": _relu_grad_into, "reduce_sum": _reduce_sum_into,
     "reduce_mean": _reduce_mean_into, "cast": _copy_into, "broadcast_to": _broadcast_to_into,
     "log_softmax": _log_softmax_into, "softmax": _softmax_into, "one_hot": _one_hot_into,
+    "matmul": _matmul_into,
 }
 
 _VIEWS = {"transpose": _transpose_view}

@@ -118,6 +118,7 @@ class Optimizer(Cell):
     """
 
     _decay_in_grad = True
+    _plain_descent = False      # True: the update is exactly p -= lr * g (plain SGD), done in two passes
     _decay_filter = True        # ungrouped: no decay for names containing "beta" or "gamma"
 
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
@@ -260,18 +261,24 @@ class Optimizer(Cell):
         base_lr = self._lr.at(step)
         self.global_step = step + 1             # the update of step t sees global_step == t + 1
         inv_scale = 1.0 / self.loss_scale
+        plain = self._plain_descent
         for i, (p, garr) in enumerate(zip(params, grad_arrays)):
             parr = p._data
             work = self._work[i]
-            np.copyto(work, garr)
             wd = self._weight_decay[i]
+            lr = self._group_lr[i]
+            if plain and not wd and not self._grad_centralization[i]:
+                # p -= lr * g in two passes (the scaling doubles as the copy)
+                np.multiply(garr, (base_lr if lr is None else lr.at(step)) * inv_scale, out=work)
+                np.subtract(parr, work, out=parr)
+                continue
+            np.copyto(work, garr)
             if wd and self._decay_in_grad:
                 work += wd * parr               # L2 weight decay, added to the gradient
             if self._grad_centralization[i] and work.ndim == 4:
                 work -= work.mean(axis=(1, 2, 3), keepdims=True)
             if inv_scale != 1.0:
                 work *= inv_scale
-            lr = self._group_lr[i]
             self._update(i, parr, work, base_lr if lr is None else lr.at(step))
 
     _apply.accepts_strided = True       # graph mode may pass gradients as strided views (copied first)
