@@ -23,8 +23,8 @@ script checks the test accuracy (exit status 1 below the target, 97%),
 saves a checkpoint and reloads it into a fresh network (the predictions must
 match exactly), writes the curves as a PNG (matplotlib), times the same
 training step in PYNATIVE_MODE and in GRAPH_MODE (fresh networks, same
-batches; their losses must agree), and ends with the table of the custom
-kernels it ran.
+batches; their losses must agree to float32 rounding), and ends with the
+table of the custom kernels it ran.
 """
 
 import argparse
@@ -54,6 +54,10 @@ from training_curves import EpochCurves, plot_curves  # noqa: E402
 Tensor = ms.Tensor
 MODES = {"graph": ms.GRAPH_MODE, "pynative": ms.PYNATIVE_MODE}
 MODE_NAMES = {ms.GRAPH_MODE: "GRAPH_MODE", ms.PYNATIVE_MODE: "PYNATIVE_MODE"}
+# How far the losses of the same steps may differ between the modes (relative): graph replay may compute
+# a product through another BLAS call than eager execution (a transposed operand instead of a copy), which
+# rounds differently in the last bit; anything beyond float32 rounding is a failure.
+MODES_RTOL = 1e-5
 
 
 # ================================================================== configuration
@@ -371,7 +375,7 @@ def report(r, cfg):
         failures.append(f"test accuracy {r['test_accuracy']:.4f} is below the target {cfg.target:.2f}")
     if not r["predictions_match"]:
         failures.append("the reloaded network's predictions differ from the trained network's")
-    if t["max_rel_diff"] > 1e-5:
+    if t["max_rel_diff"] > MODES_RTOL:
         failures.append(f"the losses of GRAPH_MODE and PYNATIVE_MODE differ (max relative difference "
                         f"{t['max_rel_diff']:.1e})")
     for failure in failures:
