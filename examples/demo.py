@@ -55,7 +55,7 @@ Tensor = ms.Tensor
 MODES = {"graph": ms.GRAPH_MODE, "pynative": ms.PYNATIVE_MODE}
 MODE_NAMES = {ms.GRAPH_MODE: "GRAPH_MODE", ms.PYNATIVE_MODE: "PYNATIVE_MODE"}
 # How far the losses of the same steps may differ between the modes (relative): graph replay may compute
-# a product through another BLAS call than eager execution (a transposed operand instead of a copy), which
+# a product in another order than eager execution (transpose(matmul(a, b)) as matmul(b.T, a.T)), which
 # rounds differently in the last bit; anything beyond float32 rounding is a failure.
 MODES_RTOL = 1e-5
 
