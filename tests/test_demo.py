@@ -205,6 +205,26 @@ def test_epoch_curves_and_the_png(curves_module, tmp_path):
         assert f.read(8) == PNG_MAGIC
 
 
+def test_epoch_curves_evaluate_each_epoch_and_hand_back_a_training_network(demo, curves_module, digits):
+    ms.set_seed(0)
+    net, loss_fn = demo.build_model("builtin", demo.FULL)
+    model = ms.Model(net, loss_fn, nn.Adam(net.trainable_params(), 0.01), metrics={"accuracy"})
+    small = ms.dataset.NumpySlicesDataset((digits[0][0][:64], digits[0][1][:64]), column_names=["image", "label"],
+                                          shuffle=False).batch(32)
+    modes = []
+
+    class TrainingFlag(ms.Callback):
+        def on_train_step_begin(self, run_context):
+            modes.append(net.training)
+
+    curves = curves_module.EpochCurves({"test": lambda: model.eval(small)})
+    model.train(3, small, callbacks=[curves, TrainingFlag()])
+    assert modes == [True] * 6                                  # BatchNorm uses batch statistics every step
+    assert curves.history["epoch"] == [1, 2, 3] and len(curves.history["test_accuracy"]) == 3
+    assert curves.history["step_loss"][-1] < curves.history["step_loss"][0]
+    assert curves.summary().startswith("epoch 3: step_loss ")
+
+
 def test_train_step_gives_the_same_losses_eager_and_in_graph_mode(demo, digits):
     cfg = replace(demo.QUICK, timing_warmup=1, timing_steps=3)
     previous = ms.get_context("mode")
