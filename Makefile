@@ -3,7 +3,8 @@
 #   make kernels   build the example AOT kernels into aot_kernels/build/
 #   make venv      create .venv and install mscustom in editable mode
 #   make test      run the test suite (PYTEST_ARGS="-k foo" to filter)
-#   make demo      run examples/demo.py (options through ARGS, e.g. ARGS="--kind builtin --epochs 3")
+#   make demo      install the demo extra (scikit-learn, matplotlib), then run examples/demo.py
+#                  (options through ARGS, e.g. ARGS="--kind builtin --epochs 3")
 #   make bench     run bench/run.py
 #   make reliability  run the ops.Custom fuzz (bench/reliability.py)
 #   make clean     remove aot_kernels/build
@@ -12,6 +13,7 @@ PYTHON ?= python3
 VENV := .venv
 VENV_PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+DEMO_STAMP := $(VENV)/.demo-installed
 PYTEST_ARGS ?=
 ARGS ?=
 # Extra pip options, e.g. PIP_FLAGS=--no-build-isolation when offline.
@@ -108,7 +110,12 @@ venv: $(STAMP)
 test: $(STAMP) kernels
 	$(VENV_PY) -m pytest $(PYTEST_ARGS)
 
-demo: $(STAMP) kernels
+# The demo's own needs (the 'demo' extra) are installed once, on top of the test environment.
+$(DEMO_STAMP): $(STAMP) pyproject.toml
+	$(VENV_PY) -m pip install $(PIP_FLAGS) -e '.[demo]'
+	@touch $@
+
+demo: $(DEMO_STAMP) kernels
 	$(VENV_PY) examples/demo.py $(ARGS)
 
 bench: $(STAMP) kernels

@@ -1,7 +1,11 @@
 """The demo's model parts written as custom operators, one of each kernel kind.
 
+The digits LeNet of ``demo.py`` uses all three: ``SiLU`` after each
+convolution's BatchNorm, ``DenseBiasReLU`` as its hidden layer and
+``SparseSoftmaxCrossEntropy`` as its loss.
+
 - ``SiLU``: an activation whose forward and gradient are Numba kernels
-  (``func_type="jit"``), bound to float32 CPU by their reg info.
+  (``func_type="jit"``), bound to float32 CPU by their reg info; any shape.
 - ``DenseBiasReLU``: ``relu(x @ W.T + b)`` where the bias-add + ReLU is the C
   kernel ``CustomBiasAddRelu`` of ``aot_kernels/nn.c`` (``func_type="aot"``),
   differentiated by its companion kernel ``CustomBiasAddReluGrad``.
@@ -10,7 +14,9 @@
 
 Each op is a plain ``ops.Custom``: it infers its outputs, is chosen per
 target and dtype, records itself on the tape and appears in
-``ops.custom_op_report()``. Building the parts needs the kernels built by
+``ops.custom_op_report()``. The ops hold no state, so each is made once and
+shared by every layer that uses it (one row per op in the usage table, one
+kernel compile or load). Building the parts needs the kernels built by
 ``make kernels``.
 
 Example::
@@ -20,6 +26,7 @@ Example::
     y = layer(ms.Tensor(np.ones((4, 2), np.float32)))     # (4, 16), >= 0
 """
 
+import functools
 import math
 
 import numpy as np
@@ -62,6 +69,7 @@ def _f32_cpu_info(n_in, n_out):
     return reg.dtype_format(*[DataType.F32_Default] * (n_in + n_out)).target("CPU").get_op_info()
 
 
+@functools.cache
 def make_silu_op():
     """The SiLU Custom op (jit forward, jit gradient)."""
     silu_grad = ops.Custom(silu_grad_kernel, out_shape=lambda x, d: x, out_dtype=lambda x, d: x,
@@ -83,6 +91,7 @@ class SiLU(nn.Cell):
 
 
 # ================================================================== aot: fused bias-add + ReLU
+@functools.cache
 def make_bias_add_relu_op():
     """``relu(x + bias)`` with the C kernels of ``aot_kernels/nn.c`` (forward and gradient)."""
     grad = ops.Custom(f"{AOT_LIBRARY}:CustomBiasAddReluGrad",
@@ -131,6 +140,7 @@ def sparse_softmax_cross_entropy_grad(logits, labels, dloss):
     return g * (dloss / len(labels))
 
 
+@functools.cache
 def make_cross_entropy_op():
     """The loss as a pyfunc Custom op: a scalar of the logits' dtype; no gradient for labels."""
     grad = ops.Custom(sparse_softmax_cross_entropy_grad, out_shape=lambda x, y, d: x,
