@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import context as _context
 from .. import dtype as _dt
-from ..tensor import Tensor, as_tensor
+from ..tensor import PlaceholderError, Tensor, as_tensor, is_placeholder, placeholder_message
 from .kernel import Signature, convert_layout, permute_shape, select_kernel
 from .tape import STATE as _STATE, on_tape as _on_tape, record as _record
 
@@ -251,9 +251,11 @@ def convert_args(op, args, name=None):
 
 def _raise_not_tensor(op, args):
     for i, a in enumerate(args):
-        if not isinstance(a, Tensor):
+        if not isinstance(a, Tensor) or is_placeholder(a):
             names = op.arg_names()
             label = f"input '{names[i]}'" if i < len(names) else f"input {i}"
+            if isinstance(a, Tensor):
+                raise PlaceholderError(f"op '{op.name}': {label}: {placeholder_message(a._data)}")
             raise TypeError(f"op '{op.name}': {label} must be a Tensor, got {type(a).__name__}")
     raise TypeError(f"op '{op.name}': inputs must be Tensors")
 
