@@ -327,15 +327,33 @@ def _make_plan(op, args, attrs):
     return plan
 
 
-def _as_shape(op, value, what):
+def _as_shape(op, value, what, entry=None):
+    """``value`` as a shape tuple. -1 (a size only the kernel knows, in a dynamic-shape call; ``(-2,)``: any
+    rank) is accepted for a kernel that returns its outputs (``entry.allocates``), whose result is then
+    checked against the known dimensions only."""
     try:
         shape = tuple(int(v) for v in value)
-        bad = any(not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0 for v in value)
+        bad = any(not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < -2 for v in value)
     except TypeError:
         bad = True
+    if not bad and any(d < 0 for d in shape):
+        if shape != (-2,) and -2 in shape:
+            bad = True
+        elif entry is None or not entry.allocates:
+            raise ValueError(f"op '{op.name}': {what} is {list(shape)}, with dimensions known only once the "
+                             f"kernel has run; its kernel ({entry.kind if entry else 'builtin'}) writes into "
+                             "preallocated outputs, so the shape rule must give every dimension from the "
+                             "inputs' real shapes (or use a kernel that returns its outputs, such as pyfunc)")
     if bad:
         raise TypeError(f"op '{op.name}': {what} must be a list of non-negative ints, got {value!r}")
     return shape
+
+
+def _fits(actual, inferred):
+    """A result's shape against an inferred one with unknown (-1) dimensions or rank (-2)."""
+    if inferred == (-2,):
+        return True
+    return len(actual) == len(inferred) and all(i < 0 or a == i for a, i in zip(actual, inferred))
 
 
 def _infer(op, attrs, in_shapes, in_dtypes, entry):
@@ -351,7 +369,7 @@ def _infer(op, attrs, in_shapes, in_dtypes, entry):
         if len(out_shapes) != n_out:
             raise ValueError(f"op '{op.name}': shape inference gave {len(out_shapes)} output shape(s), "
                              f"the op has {n_out} output(s)")
-        out_shapes = [_as_shape(op, s, f"output {j} shape") for j, s in enumerate(out_shapes)]
+        out_shapes = [_as_shape(op, s, f"output {j} shape", entry) for j, s in enumerate(out_shapes)]
     elif in_shapes:
         out_shapes = [tuple(in_shapes[0])] * n_out
     else:
@@ -397,7 +415,7 @@ def _check_results(op, plan, res):
                                 f"got {type(r).__name__}")
         if plan.out_shapes is not None:
             shape, dtype = plan.out_shapes[j], plan.out_dtypes[j]
-            if r.shape != shape:
+            if r.shape != shape and not _fits(r.shape, shape):
                 raise ValueError(f"op '{op.name}': output {j} has shape {list(r.shape)}, "
                                  f"but the op's shape inference says {list(shape)}")
             if r.dtype != dtype:
