@@ -368,6 +368,22 @@ class Parameter(Tensor):
     __str__ = __repr__
 
 
+class DynamicTensor(Tensor):
+    """A Tensor (real data, real ``.shape``) whose shape inference sees ``_seen`` instead.
+
+    Made by ``ops.ConvertToDynamic`` and by a Cell whose ``set_inputs`` declared
+    unknown dimensions (``mscustom/ops/_dynamic.py``): ``_seen`` holds -1 per
+    unknown dimension, or ``(-2,)`` for an unknown rank.
+    """
+
+    __slots__ = ("_seen",)
+
+
+def seen_shape(tensor):
+    """The shape inference sees for ``tensor``: its declared unknowns, or None when it is static."""
+    return tensor._seen if type(tensor) is DynamicTensor else None
+
+
 def _ms_dtype_name(dtype):
     """MindSpore's printed dtype name: ``Float32``, ``Int64``, ``UInt8``, ``Bool``."""
     name = dtype.name

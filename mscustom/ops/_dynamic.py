@@ -25,23 +25,12 @@ Example::
 
 from .. import extend as _extend
 from .._core.dispatch import call as _call
-from ..tensor import Tensor, is_placeholder, placeholder_message
+from ..tensor import DynamicTensor, Tensor, is_placeholder, placeholder_message, seen_shape  # noqa: F401
 from .operations import Primitive
 
 __all__ = ["DynamicTensor", "ConvertToDynamic", "dynamic_view", "seen_shape", "UNKNOWN_DIM", "UNKNOWN_RANK"]
 
 UNKNOWN_DIM, UNKNOWN_RANK = -1, -2      # MindSpore's markers (abstract::Shape::kShapeDimAny / kShapeRankAny)
-
-
-class DynamicTensor(Tensor):
-    """A Tensor (real data, real ``.shape``) whose shape inference sees ``_seen`` instead."""
-
-    __slots__ = ("_seen",)
-
-
-def seen_shape(tensor):
-    """The shape inference sees for ``tensor``: its declared unknowns, or None when it is static."""
-    return tensor._seen if type(tensor) is DynamicTensor else None
 
 
 # the view is an identity op on the tape, so gradients flow through it to the original tensor

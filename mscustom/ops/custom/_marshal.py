@@ -17,8 +17,7 @@ argument and what is accepted.
 import numpy as np
 
 from ... import dtype as _dt
-from ...tensor import Tensor
-from .._dynamic import DynamicTensor, seen_shape
+from ...tensor import DynamicTensor, Tensor, seen_shape
 from . import _common
 from .reginfo import INT64_RANGE as _I64
 from .reginfo import coerce_attr
