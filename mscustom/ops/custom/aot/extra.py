@@ -78,7 +78,7 @@ def shim(cxx11_abi, op_name):
 def _classify(value, declared):
     """``(kind, payload)`` of an attribute value for the AotExtra, from its declared type or its value."""
     kind = {"bool": "bool", "int": "int", "float": "float", "str": "str", "listInt": "ints",
-            "listFloat": "floats"}.get(declared)
+            "listFloat": "floats", "listListInt": "ints2d", "listListFloat": "floats2d"}.get(declared)
     if kind is not None:
         return kind, value
     if isinstance(value, (bool, np.bool_)):
