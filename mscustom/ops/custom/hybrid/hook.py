@@ -11,35 +11,31 @@ Example::
     func, out_shape, out_dtype, bprop = complete(my_kernel, "my_op", None, None, None)
 """
 
-import inspect
-
 from .... import dtype as _dt
 from .kind import as_hybrid
+from .scalars import is_scalar_value
 from .shapes import tensor_meta
 
 __all__ = ["complete"]
 
 
-def _signature(info, extra=()):
-    P = inspect.Parameter
-    return inspect.Signature([P(a, P.POSITIONAL_OR_KEYWORD) for a in list(info.args) + list(extra)])
-
-
 def _rules(info):
     n = len(info.returns)
 
+    # a rule receives one value per call argument: shapes (lists) / dtypes for tensors, values for scalars
     def shape_of(j):
         def out_shape(*shapes):
-            meta = tensor_meta(info, shapes, None)
+            scalars = {a for a, s in zip(info.args, shapes) if is_scalar_value(s)}
+            meta = tensor_meta(info, shapes, None, scalars)
             return list(meta[info.returns[j]].shape)
-        out_shape.__signature__ = _signature(info)
         return out_shape
 
     def dtype_of(j):
         def out_dtype(*dtypes):
-            meta = tensor_meta(info, None, [_dt.to_numpy(d) for d in dtypes])
+            scalars = {a for a, d in zip(info.args, dtypes) if is_scalar_value(d)}
+            meta = tensor_meta(info, None, [None if a in scalars else _dt.to_numpy(d)
+                                            for a, d in zip(info.args, dtypes)], scalars)
             return _dt.dtype_from_any(meta[info.returns[j]].dtype)
-        out_dtype.__signature__ = _signature(info)
         return out_dtype
 
     if n == 1:
@@ -57,6 +53,5 @@ def complete(func, op_name, out_shape, out_dtype, bprop):
         out_dtype = dtype_rule
     if bprop is None:
         from .grad import make_bprop
-        bprop = make_bprop(func, op_name)
-        bprop.__signature__ = _signature(func.info, ("out", "dout"))
+        bprop = make_bprop(func, op_name)       # (*args, attrs=None): the kind's arity() counts arguments
     return func, out_shape, out_dtype, bprop
