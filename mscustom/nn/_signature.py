@@ -13,21 +13,27 @@ them by ``ops.Custom`` shape inference (a ``DynamicTensor`` view of the same
 data), as MindSpore's graph is compiled with the declared dynamic dimensions.
 """
 
-from ..ops._dynamic import UNKNOWN_DIM, UNKNOWN_RANK, dynamic_view
+import numpy as np
+
+from ..ops._dynamic import UNKNOWN_DIM, UNKNOWN_RANK, view_unchecked
 from ..tensor import Tensor, _ms_dtype_name, is_placeholder
 
 __all__ = ["declare", "check_inputs"]
 
 
 class Signature:
-    """What ``set_inputs`` declared: per input, ``(shape, dtype)`` for Tensors (None for other values)."""
+    """What ``set_inputs`` declared, prepared for a cheap check per call.
 
-    __slots__ = ("inputs", "specs", "dynamic")
+    ``specs``: per input, None (not checked) or ``(shape, dtype, np_dtype, fixed, seen)``: the declared
+    shape (-1 unknown, ``(-2,)`` unknown rank), its dtype, the dims that must match as ``(index,
+    size)`` pairs, and the shape Custom inference is shown (None when nothing is unknown).
+    """
+
+    __slots__ = ("inputs", "specs")
 
     def __init__(self, inputs, specs):
         self.inputs = inputs
         self.specs = specs
-        self.dynamic = any(s is not None and any(d < 0 for d in s[0]) for s in specs)
 
 
 def _describe(shape, dtype):
@@ -39,7 +45,10 @@ def declare(cell_name, inputs):
     specs = []
     for i, t in enumerate(inputs):
         if isinstance(t, Tensor):
-            specs.append((tuple(t.shape), t.dtype))
+            shape, dtype = tuple(t.shape), t.dtype
+            fixed = tuple((k, d) for k, d in enumerate(shape) if d >= 0)
+            unknown = shape == (UNKNOWN_RANK,) or UNKNOWN_DIM in shape
+            specs.append((shape, dtype, dtype.np_dtype, fixed, shape if unknown else None))
         elif t is None or isinstance(t, (bool, int, float, str, tuple, list)):
             specs.append(None)              # a non-tensor input: not part of the checked signature
         else:
@@ -51,39 +60,42 @@ def declare(cell_name, inputs):
 
 def check_inputs(cell, args, sig):
     """``args`` checked against ``sig``; inputs declared with unknown dimensions come back as dynamic views."""
-    name = type(cell).__name__
-    if len(args) != len(sig.specs):
-        raise TypeError(f"For '{name}', set_inputs declared {len(sig.specs)} input(s), but the Cell was called "
-                        f"with {len(args)}")
+    specs = sig.specs
+    if len(args) != len(specs):
+        raise TypeError(f"For '{type(cell).__name__}', set_inputs declared {len(specs)} input(s), but the Cell "
+                        f"was called with {len(args)}")
     out = None
-    for i, (a, spec) in enumerate(zip(args, sig.specs)):
+    for i, a in enumerate(args):
+        spec = specs[i]
         if spec is None:
             continue
-        shape, dtype = spec
-        if not isinstance(a, Tensor) or is_placeholder(a):
-            what = "a placeholder without data" if isinstance(a, Tensor) else type(a).__name__
-            raise TypeError(f"For '{name}', input {i} was declared by set_inputs as {_describe(shape, dtype)}, "
-                            f"but the Cell was called with {what}")
-        real = a.shape
-        if a.dtype != dtype:
-            raise TypeError(f"For '{name}', input {i} was declared by set_inputs as {_describe(shape, dtype)}, "
-                            f"but got dtype {_ms_dtype_name(a.dtype)} (shape {list(real)})")
-        if shape == (UNKNOWN_RANK,):
-            seen = (UNKNOWN_RANK,)
-        else:
+        shape, dtype, np_dtype, fixed, seen = spec
+        data = getattr(a, "_data", None)
+        if type(data) is not np.ndarray:
+            _fail_kind(cell, i, a, shape, dtype)
+        real = data.shape
+        if data.dtype != np_dtype:
+            raise TypeError(f"For '{type(cell).__name__}', input {i} was declared by set_inputs as "
+                            f"{_describe(shape, dtype)}, but got dtype {_ms_dtype_name(a.dtype)} "
+                            f"(shape {list(real)})")
+        if shape != (UNKNOWN_RANK,):
             if len(real) != len(shape):
-                raise ValueError(f"For '{name}', input {i} was declared by set_inputs as "
+                raise ValueError(f"For '{type(cell).__name__}', input {i} was declared by set_inputs as "
                                  f"{_describe(shape, dtype)} (rank {len(shape)}), but got shape {list(real)} "
                                  f"(rank {len(real)})")
-            bad = [k for k, (d, r) in enumerate(zip(shape, real)) if d != UNKNOWN_DIM and d != r]
-            if bad:
-                raise ValueError(f"For '{name}', input {i} was declared by set_inputs as "
-                                 f"{_describe(shape, dtype)}, but got shape {list(real)}: dimension {bad[0]} "
-                                 f"must be {shape[bad[0]]}")
-            if UNKNOWN_DIM not in shape:
-                continue
-            seen = shape
-        if out is None:
-            out = list(args)
-        out[i] = dynamic_view(a, seen)
+            for k, d in fixed:
+                if real[k] != d:
+                    raise ValueError(f"For '{type(cell).__name__}', input {i} was declared by set_inputs as "
+                                     f"{_describe(shape, dtype)}, but got shape {list(real)}: dimension {k} "
+                                     f"must be {d}")
+        if seen is not None:
+            if out is None:
+                out = list(args)
+            out[i] = view_unchecked(a, seen)
     return args if out is None else tuple(out)
+
+
+def _fail_kind(cell, i, a, shape, dtype):
+    what = "a placeholder without data" if is_placeholder(a) else type(a).__name__
+    raise TypeError(f"For '{type(cell).__name__}', input {i} was declared by set_inputs as "
+                    f"{_describe(shape, dtype)}, but the Cell was called with {what}")

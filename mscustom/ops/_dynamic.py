@@ -28,7 +28,8 @@ from .._core.dispatch import call as _call
 from ..tensor import DynamicTensor, Tensor, is_placeholder, placeholder_message, seen_shape  # noqa: F401
 from .operations import Primitive
 
-__all__ = ["DynamicTensor", "ConvertToDynamic", "dynamic_view", "seen_shape", "UNKNOWN_DIM", "UNKNOWN_RANK"]
+__all__ = ["DynamicTensor", "ConvertToDynamic", "dynamic_view", "view_unchecked", "seen_shape", "UNKNOWN_DIM",
+           "UNKNOWN_RANK"]
 
 UNKNOWN_DIM, UNKNOWN_RANK = -1, -2      # MindSpore's markers (abstract::Shape::kShapeDimAny / kShapeRankAny)
 
@@ -56,6 +57,11 @@ def dynamic_view(x, seen):
         if len(seen) != len(real) or any(d != UNKNOWN_DIM and d != r for d, r in zip(seen, real)):
             raise ValueError(f"dynamic shape view: the seen shape {list(seen)} does not describe a tensor "
                              f"of shape {list(real)}")
+    return view_unchecked(x, seen)
+
+
+def view_unchecked(x, seen):
+    """``dynamic_view`` for a caller that has checked ``x`` (a Tensor with data) and ``seen`` already."""
     out = _call(_VIEW, (x,), _NOATTR)
     view = object.__new__(DynamicTensor)
     view._data, view._format, view._node, view._oidx = out._data, out._format, out._node, out._oidx

@@ -18,23 +18,39 @@ from .shapes import tensor_meta
 
 __all__ = ["complete"]
 
+_MEMO_SIZE = 256            # inferred signatures kept per kernel
+
 
 def _rules(info):
     n = len(info.returns)
 
-    # a rule receives one value per call argument: shapes (lists) / dtypes for tensors, values for scalars
+    # A rule receives one value per call argument: shapes (lists) / dtypes for tensors, values for
+    # scalars. Declarations cannot read a scalar's value, so results are memoised by the tensors'
+    # shapes (dtypes) and the scalars' types: a call with a new scalar value infers nothing again.
+    memo = {}
+
+    def remember(key, compute):
+        found = memo.get(key)
+        if found is None:
+            if len(memo) >= _MEMO_SIZE:
+                memo.clear()
+            found = memo[key] = compute()
+        return found
+
     def shape_of(j):
         def out_shape(*shapes):
             scalars = {a for a, s in zip(info.args, shapes) if is_scalar_value(s)}
-            meta = tensor_meta(info, shapes, None, scalars)
+            key = ("shape", tuple(type(s) if a in scalars else tuple(s) for a, s in zip(info.args, shapes)))
+            meta = remember(key, lambda: tensor_meta(info, shapes, None, scalars))
             return list(meta[info.returns[j]].shape)
         return out_shape
 
     def dtype_of(j):
         def out_dtype(*dtypes):
             scalars = {a for a, d in zip(info.args, dtypes) if is_scalar_value(d)}
-            meta = tensor_meta(info, None, [None if a in scalars else _dt.to_numpy(d)
-                                            for a, d in zip(info.args, dtypes)], scalars)
+            key = ("dtype", tuple(type(d) if a in scalars else d for a, d in zip(info.args, dtypes)))
+            meta = remember(key, lambda: tensor_meta(info, None, [None if a in scalars else _dt.to_numpy(d)
+                                                                  for a, d in zip(info.args, dtypes)], scalars))
             return _dt.dtype_from_any(meta[info.returns[j]].dtype)
         return out_dtype
 

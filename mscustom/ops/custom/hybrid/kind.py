@@ -75,8 +75,19 @@ class HybridKind:
         return n, n + n_free, names[:n]
 
     def bind(self, func, *, op_name, target, attr_specs, n_out, options, sig):
+        # scalar values are read per call, so a runner serves every value of the same scalar types
+        template = call_template(func.info, sig.attrs, len(sig.in_shapes), op_name)
+        key = (op_name, target, tuple(map(tuple, sig.in_shapes)), tuple(np.dtype(d).str for d in sig.in_dtypes),
+               tuple(map(tuple, sig.out_shapes)), tuple(np.dtype(d).str for d in sig.out_dtypes),
+               None if template is None else tuple(None if v is None else type(v) for v in template))
+        bound = func.__dict__.setdefault("_runners", {})
+        runner = bound.get(key)
+        if runner is None:
+            runner = bound[key] = self._bind(func, op_name, target, sig, template)
+        return runner
+
+    def _bind(self, func, op_name, target, sig, template):
         info = func.info
-        template = call_template(info, sig.attrs, len(sig.in_shapes), op_name)
         given = len(template) if template is not None else len(sig.in_shapes)
         if given != len(info.args):
             raise TypeError(f"op '{op_name}': hybrid kernel '{info.name}' takes {len(info.args)} input(s) "
@@ -125,16 +136,16 @@ def _bind_cpu(func, info, meta, op_name, sig, scalars):
     except Exception as exc:
         raise RuntimeError(f"op '{op_name}': hybrid kernel '{info.name}' ({info.filename}) failed to compile "
                            f"with Numba: {type(exc).__name__}: {exc}") from exc
-    return _cpu_runner(fn, info, op_name, sig, in_c, out_c, _with_scalars(info, scalars))
+    return _cpu_runner(fn, info, op_name, sig, in_c, out_c, _with_scalars(info, scalars, sig, op_name))
 
 
-def _with_scalars(info, scalars):
-    """``args(inputs) -> kernel arguments``: the scalars put back among the tensor inputs (None: none)."""
+def _with_scalars(info, scalars, sig, op_name):
+    """``args(attrs, inputs) -> kernel arguments``: this call's scalars put back among the tensor inputs
+    (None when the kernel takes none). The values are read per call: only their types were compiled."""
     if not scalars:
         return None
-    template = tuple(scalars.get(a) for a in info.args)
-    interleave = _common.interleave
-    return lambda inputs: interleave(template, inputs)
+    n, interleave = len(sig.in_shapes), _common.interleave
+    return lambda attrs, inputs: interleave(call_template(info, attrs, n, op_name), inputs)
 
 
 def _cpu_runner(fn, info, op_name, sig, in_c, out_c, with_scalars=None):
@@ -156,7 +167,7 @@ def _cpu_runner(fn, info, op_name, sig, in_c, out_c, with_scalars=None):
             else:
                 o.fill(0)
         try:
-            fn(*(ins if with_scalars is None else with_scalars(ins)), *outs)
+            fn(*(ins if with_scalars is None else with_scalars(attrs, ins)), *outs)
         except Exception as exc:
             raise RuntimeError(f"op '{op_name}': hybrid kernel '{info.name}' raised "
                                f"{type(exc).__name__}: {exc}") from exc
@@ -191,7 +202,7 @@ def _bind_gpu(func, info, meta, op_name, sig, scalars):
     out_c = [compute_dtype(np.dtype(d).name) for d in sig.out_dtypes]
     temp_meta = [(meta[t].shape, compute_dtype(meta[t].dtype)) for t in temps]
     inplace = info.inplace
-    with_scalars = _with_scalars(info, scalars) or (lambda ins: ins)
+    with_scalars = _with_scalars(info, scalars, sig, op_name) or (lambda attrs, ins: ins)
 
     def run(attrs, inputs, req, outputs):
         try:
@@ -201,7 +212,7 @@ def _bind_gpu(func, info, meta, op_name, sig, scalars):
                 host = np.asarray(inputs[inplace[j]], dtype=c) if j in inplace else np.zeros(o.shape, c)
                 d_out.append(cuda.to_device(np.ascontiguousarray(host)))
             d_tmp = [cuda.to_device(np.zeros(s, d)) for s, d in temp_meta]
-            args = list(with_scalars(d_in)) + d_out + d_tmp
+            args = list(with_scalars(attrs, d_in)) + d_out + d_tmp
             for kern, extent in kernels:
                 n = int(extent(*args)) if extent is not None else 1
                 if n <= 0:
