@@ -64,6 +64,9 @@ class Tensor:
         if input_data is None and shape is not None:
             np_dtype = _dt.to_numpy(dtype if dtype is not None else _dt.float32)
             shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            if _has_unknown(shape):
+                raise ValueError(f"Tensor: init={init!r} cannot fill a shape with unknown dimensions "
+                                 f"{[-1 if d is None else d for d in shape]}; leave init=None for a placeholder")
             if init is None or init == "zeros":
                 input_data = np.zeros(shape, np_dtype)
             elif init == "ones":

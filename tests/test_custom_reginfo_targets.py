@@ -1,12 +1,21 @@
 """A reg info naming exactly one of CPU/GPU pins the op to that target, whatever set_context says (as
 MindSpore's Custom sets primitive_target); ops registered for both targets follow the context."""
 
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import mscustom as ms
 from mscustom import ops
 from mscustom.ops import CustomRegOp, DataType
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)
@@ -102,3 +111,35 @@ def test_ascend_only_is_not_pinned():
     op = ops.Custom(tagged(0), same, same, reg_info=info("Ascend"), name="ascend")
     with pytest.raises(RuntimeError, match=r"op 'ascend' has no kernel for device target 'CPU'"):
         op(ms.Tensor([1.0]))
+
+
+GPU_SCRIPT = textwrap.dedent('''
+    import json
+    import numpy as np
+    from numba import cuda
+    import mscustom as ms
+    from mscustom import ops
+    from mscustom.ops import CustomRegOp, DataType
+
+    def gpu_triple(x, y):
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            y[i] = x[i] * 3
+
+    info = (CustomRegOp().input(0, "x").output(0, "y")
+            .dtype_format(DataType.F32_Default, DataType.F32_Default).target("GPU").get_op_info())
+    op = ops.Custom(gpu_triple, lambda s: s, lambda d: d, func_type="jit", reg_info=info)
+    ms.set_device("CPU")
+    out = op(ms.Tensor(np.array([1.0, 2.0], np.float32))).asnumpy().tolist()
+    print(json.dumps({"out": out, "stats": [(s.kernel, s.calls) for s in op.kernel_stats()]}))
+''')
+
+
+def test_a_gpu_only_op_runs_its_gpu_kernel_under_a_cpu_context_in_the_cuda_simulator():
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    proc = subprocess.run([sys.executable, "-c", GPU_SCRIPT], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert res["out"] == [3.0, 6.0]
+    assert res["stats"] == [["jit:gpu_triple[GPU]", 1]]

@@ -54,6 +54,8 @@ def test_placeholder_used_as_data_is_a_clear_error():
         np.asarray(p)
     with pytest.raises(TypeError, match="needs a dtype"):
         T(shape=[None, 3])
+    with pytest.raises(ValueError, match=r"init='ones' cannot fill a shape with unknown dimensions \[-1, 3\]"):
+        T(shape=[None, 3], dtype=ms.float32, init="ones")
 
 
 # ---------------------------------------------------------------- ConvertToDynamic
@@ -191,3 +193,15 @@ def test_aot_infer_shape_sees_unknown_dims_then_the_real_ones(rng, tmp_path, mon
     np.testing.assert_allclose(row_sum(ops.ConvertToDynamic(is_dynamic_rank=True)(T(x))).asnumpy(), x.sum(1),
                                rtol=1e-5)
     assert probe(T(x)).asnumpy().tolist() == [2, 2]                  # shown [-2] (rank 1), then [4, 3]
+
+
+# ---------------------------------------------------------------- hybrid kernels' derived rules
+def test_hybrid_derived_shapes_keep_known_dims_and_mark_unknown_ones(rng):
+    import hybrid_kernels as hk
+    outer = ops.Custom(hk.outer)
+    rule = outer._shape_rule.value
+    assert rule([-1], [2]) == [-1, 2] and rule([3], [-1]) == [3, -1] and rule([-2], [2]) == [-2]
+    u, v = rng.standard_normal(3), rng.standard_normal(2)
+    np.testing.assert_allclose(outer(ops.ConvertToDynamic()(T(u)), T(v)).asnumpy(), np.outer(u, v))
+    np.testing.assert_allclose(outer(ops.ConvertToDynamic(is_dynamic_rank=True)(T(u)), T(v)).asnumpy(),
+                               np.outer(u, v))

@@ -41,6 +41,8 @@ def _rules(info):
         def out_shape(*shapes):
             scalars = {a for a, s in zip(info.args, shapes) if is_scalar_value(s)}
             key = ("shape", tuple(type(s) if a in scalars else tuple(s) for a, s in zip(info.args, shapes)))
+            if any(d < 0 for a, s in zip(info.args, shapes) if a not in scalars for d in s):
+                return remember(key + (j,), lambda: _unknown_shape(info, shapes, scalars, j))
             meta = remember(key, lambda: tensor_meta(info, shapes, None, scalars))
             return list(meta[info.returns[j]].shape)
         return out_shape
@@ -57,6 +59,29 @@ def _rules(info):
     if n == 1:
         return shape_of(0), dtype_of(0)
     return tuple(shape_of(j) for j in range(n)), tuple(dtype_of(j) for j in range(n))
+
+
+_PROBES = (1000003, 1000033)    # stand-ins for an unknown dimension (primes, unlikely to meet by accident)
+
+
+def _unknown_shape(info, shapes, scalars, j):
+    """Output ``j``'s shape for inputs with unknown (-1) dimensions or rank (-2), as MindSpore's compile-time
+    inference gives it: the declarations are evaluated with two stand-ins per unknown dimension; a
+    dimension that comes out the same both times is known, one that differs is -1, and an unknown
+    input rank (or a declaration that cannot be evaluated so) gives an unknown rank, [-2]."""
+    if any(list(s) == [-2] for a, s in zip(info.args, shapes) if a not in scalars):
+        return [-2]
+    results = []
+    for probe in _PROBES:
+        given = [s if a in scalars else [probe if d < 0 else d for d in s] for a, s in zip(info.args, shapes)]
+        try:
+            results.append(tensor_meta(info, given, None, scalars)[info.returns[j]].shape)
+        except (TypeError, ValueError):
+            return [-2]
+    first, second = results
+    if len(first) != len(second):
+        return [-2]
+    return [d if d == e else -1 for d, e in zip(first, second)]
 
 
 def complete(func, op_name, out_shape, out_dtype, bprop):
