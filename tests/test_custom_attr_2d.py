@@ -72,3 +72,17 @@ def test_cpp_aot_kernel_reads_2d_attributes(tmp_path, monkeypatch):
     np.testing.assert_allclose(out, [1, 2, 6, 0.5, 4, 8, 0, 0])
     out = op(ms.Tensor(x), grid=[[7]]).asnumpy()
     np.testing.assert_allclose(out, [7, 0.5, 4, 8, 0, 0, 0, 0])
+
+
+def test_a_c_kernel_cannot_take_a_2d_attribute_and_says_where_it_can(tmp_path):
+    lib = Path(__file__).resolve().parents[1] / "aot_kernels" / "build" / "libkernels.so"
+    if not lib.is_file():
+        pytest.skip("aot_kernels/build/libkernels.so was not built (make kernels)")
+    info = (CustomRegOp().input(0, "x").output(0, "y")
+            .attr("grid", "required", "listListInt", value=[[1, 2], [3]]).target("CPU").get_op_info())
+    probe = ops.Custom(f"{lib}:CustomAttrProbe", out_shape=(10,), out_dtype=ms.float64, func_type="aot",
+                       reg_info=info, name="probe2d")
+    with pytest.raises(TypeError, match=r"op 'probe2d': attribute 'grid' is a 2-D list, which the C attribute "
+                                        r"struct \(MsAttrs, mscustom_aot.h\) cannot carry; read it from a C\+\+ "
+                                        r"kernel built against custom_aot_extra.h"):
+        probe(ms.Tensor(np.ones(10)))
