@@ -33,6 +33,7 @@ __all__ = ["HybridKind", "make_kernel", "as_hybrid"]
 
 _perf = time.perf_counter
 _MAX_THREADS = 256
+_MAX_RUNNERS = 1024         # bound runners kept per kernel (one per shape signature and scalar types)
 
 
 def as_hybrid(func, op_name):
@@ -83,6 +84,8 @@ class HybridKind:
         bound = func.__dict__.setdefault("_runners", {})
         runner = bound.get(key)
         if runner is None:
+            if len(bound) >= _MAX_RUNNERS:
+                bound.clear()
             runner = bound[key] = self._bind(func, op_name, target, sig, template)
         return runner
 
