@@ -75,6 +75,20 @@ def test_convert_to_dynamic_returns_the_input_and_inference_sees_unknown_dims(rn
     assert seen == [[-2], [2, 3]]
 
 
+def test_unknown_dims_propagate_through_a_chain_of_custom_ops_but_not_builtins(rng):
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    first, seen_first = recording_op("first", bprop=lambda a, out, dout: (dout * 2,))
+    second, seen_second = recording_op("second", bprop=lambda a, out, dout: (dout * 2,))
+    out = second(first(ops.ConvertToDynamic()(T(x))))
+    np.testing.assert_allclose(out.asnumpy(), 4 * x)
+    assert [-1, -1] in seen_second                    # first's output was seen as dynamic
+    seen_second.clear()
+    second(ops.exp(first(ops.ConvertToDynamic()(T(x)))))
+    assert [-1, -1] not in seen_second                # a built-in op's output is static again
+    g = ms.grad(lambda t: second(first(ops.ConvertToDynamic()(t))).sum())(T(x))
+    np.testing.assert_allclose(g.asnumpy(), np.full((2, 3), 4.0))
+
+
 def test_convert_to_dynamic_checks_its_arguments():
     with pytest.raises(TypeError, match="'is_dynamic_rank' must be a bool"):
         ops.ConvertToDynamic(is_dynamic_rank=1)

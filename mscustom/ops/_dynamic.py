@@ -12,9 +12,10 @@ rank). ``ops.Custom`` honours it: its ``out_shape`` callable (or aot
 ``<Func>InferShape``) is called with the seen shapes, as MindSpore's graph
 compiler calls it, and again with the real shapes to size the outputs, as
 MindSpore's runtime does for dynamic-shape ops. Kernels always see real
-shapes. Built-in ops treat a DynamicTensor as a plain Tensor, and their
-outputs are plain (static) Tensors again: unknown dimensions do not
-propagate through the graph as they do in MindSpore.
+shapes. A Custom op's outputs whose compile-time shape has unknown
+dimensions are DynamicTensors again, so a chain of Custom ops sees them as a
+MindSpore graph would; built-in ops treat a DynamicTensor as a plain Tensor
+and give plain (static) outputs: there, unknown dimensions stop propagating.
 
 Example::
 

@@ -102,7 +102,7 @@ def install_kind_shape_rule(op, kind, func, attr_specs, op_name):
 
     def infer_shape(attrs, in_shapes):
         if attrs and _common.DYNAMIC_KEY in attrs:
-            return in_shapes, _dynshape.infer(op_name, evaluate, attrs, in_shapes)
+            return in_shapes, _dynshape.infer(op_ref(), op_name, evaluate, attrs, in_shapes)
         return in_shapes, evaluate(attrs, in_shapes)
     op.set_attr("FInferShape", infer_shape)
 
@@ -116,7 +116,7 @@ def install_rules(op, shape_rule, dtype_rule, op_name):
 
         def infer_shape(attrs, in_shapes):
             if attrs and _common.DYNAMIC_KEY in attrs:
-                return in_shapes, _dynshape.infer(op_name, evaluate, attrs, in_shapes)
+                return in_shapes, _dynshape.infer(op, op_name, evaluate, attrs, in_shapes)
             return in_shapes, check_concrete(op_name, in_shapes, evaluate(attrs, in_shapes))
         op.set_attr("FInferShape", infer_shape)
     if dtype_rule.kind != "none":

@@ -38,7 +38,8 @@ from ... import dtype as _dt
 from ..._core import dispatch as _dispatch
 from ..._core.opdef import OpDef
 from ...tensor import Tensor
-from . import _arity, _outputs, _pin, _validate, report
+from . import _arity, _dynshape, _outputs, _pin, _validate, report
+from ._common import DYNAMIC_KEY as _DYNAMIC
 from . import _registered  # noqa: F401  (the built-in kernel kinds)
 from . import bprop as _bprop
 from ._marshal import Marshal
@@ -254,6 +255,8 @@ class Custom:
         else:
             tensors, attrs = self._marshal.bind(args, kwargs)
         res = _call(self._op, tensors, attrs)
+        if attrs is not self._fast_attrs and _DYNAMIC in attrs:    # outputs stay dynamic where inferred so
+            res = _dynshape.mark_outputs(self._op, attrs, tensors, res)
         return res if self._wrap is None else self._wrapped(res)
 
     def _update_fast_path(self):
