@@ -380,8 +380,15 @@ def bench_dynamic():
            t_plain, "<= plain + 15 us", t_decl <= t_plain + 15)
 
 
+def bench_graph():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import graph_bench
+    graph_bench.bench_graph(report)
+
+
 BENCHES = {"builtin": bench_builtin, "custom": bench_custom_call, "bandwidth": bench_bandwidth,
-           "startup": bench_startup, "gpu": bench_gpu, "conv": bench_conv, "dynamic": bench_dynamic}
+           "startup": bench_startup, "gpu": bench_gpu, "conv": bench_conv, "graph": bench_graph,
+           "dynamic": bench_dynamic}
 
 
 def main():

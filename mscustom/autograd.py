@@ -8,8 +8,13 @@ scalar is differentiated with an all-ones sensitivity; with several outputs
 
 import numpy as np
 
+from . import context as _context
 from ._core import autodiff as _ad
+from ._core.tape import STATE as _STATE
+from .graph import GraphFunction
 from .tensor import Parameter, Tensor
+
+_settings = _context._settings
 
 
 def _fn_name(fn):
@@ -156,7 +161,7 @@ def grad(fn, grad_position=0, weights=None, has_aux=False):
         return result
 
     grad_fn.__name__ = f"grad_{_fn_name(fn)}"
-    return grad_fn
+    return _graph_aware(grad_fn)
 
 
 def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
@@ -177,7 +182,7 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
         return out, _shape_result(grad_position, pg, wg, weights is not None)
 
     value_and_grad_fn.__name__ = f"value_and_grad_{_fn_name(fn)}"
-    return value_and_grad_fn
+    return _graph_aware(value_and_grad_fn)
 
 
 class GradOperation:
@@ -225,4 +230,22 @@ class GradOperation:
                 return wg
             return tuple(pg) if self.get_all else pg[0]
 
-        return grad_fn
+        grad_fn.__name__ = f"grad_{_fn_name(fn)}"
+        return _graph_aware(grad_fn)
+
+
+def _graph_aware(fn):
+    """``fn`` that, called in GRAPH_MODE outside any capture or tape, is captured and replayed
+    (forward, backward and anything else it runs), as MindSpore compiles gradients in graph mode."""
+    compiled = []
+
+    def call(*args):
+        if _settings["mode"] == _context.GRAPH_MODE and _STATE.capture is None and not _STATE.depth:
+            if not compiled:
+                compiled.append(GraphFunction(fn))
+            return compiled[0](*args)
+        return fn(*args)
+
+    call.__name__ = call.__qualname__ = fn.__name__
+    call.__wrapped__ = fn
+    return call

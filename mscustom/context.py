@@ -1,8 +1,10 @@
 """Execution context: mode (PYNATIVE/GRAPH) and device target.
 
 ``set_context`` and ``set_device`` change process-wide settings, as in
-MindSpore. GRAPH_MODE is accepted and gives the same results as PYNATIVE_MODE:
-every op runs eagerly in both (graph compilation does not exist yet).
+MindSpore. In GRAPH_MODE every top-level Cell call (and every gradient
+function's call) is captured once per input signature and replayed after
+(``mscustom/graph.py``, docs/graph_mode.md); results are the same as in
+PYNATIVE_MODE.
 """
 
 PYNATIVE_MODE = 1

@@ -10,7 +10,9 @@ import numpy as np
 
 from . import _ufunc
 from . import dtype as _dt
+from ._core import capture as _capture
 from ._core.functions import functions as _F
+from ._core.tape import STATE as _STATE
 
 from .formats import DEFAULT_FORMAT, FORMATS
 
@@ -133,26 +135,35 @@ class Tensor:
         data = self._data
         if type(data) is _NoData:
             raise PlaceholderError(f"Tensor.asnumpy: {placeholder_message(data)}")
+        if _STATE.capture is not None:
+            _capture.host_read(self, "array")
         return data
 
     numpy = asnumpy
 
     def __array__(self, dtype=None, copy=None):
-        data = self.asnumpy()
+        data = self.asnumpy()            # (a placeholder raises; a graph capture records the read)
         return data if dtype is None else data.astype(dtype)
 
     def item(self):
         if self._data.size != 1:
             raise ValueError(f"Tensor.item: only a tensor with one element can be converted, got shape {self.shape}")
-        return self._data.item()
+        value = self._data.item()
+        if _STATE.capture is not None:
+            _capture.host_read(self, "item", value)
+        return value
 
     def tolist(self):
+        if _STATE.capture is not None:
+            _capture.host_read(self, "array")
         return self._data.tolist()
 
     def astype(self, dtype):
         return _F.cast(self, dtype)
 
     def copy(self):
+        if _STATE.capture is not None:
+            return _capture.host_op(_copy_array, (self,), lambda a: Tensor._wrap(a, self._format))[0]
         return Tensor._wrap(self._data.copy(), self._format)
 
     def __repr__(self):
@@ -184,18 +195,31 @@ class Tensor:
         if self._data.size != 1:
             raise ValueError(f"The truth value of a Tensor with shape {self.shape} is ambiguous; "
                              "use .any() or .all() on its asnumpy(), or reduce it first")
-        return bool(self._data)
+        value = bool(self._data)
+        if _STATE.capture is not None:
+            _capture.host_read(self, "bool", value)
+        return value
 
     def __float__(self):
-        return float(self.item())
+        return float(self._scalar("float"))
 
     def __int__(self):
-        return int(self.item())
+        return int(self._scalar("int"))
+
+    def _scalar(self, how):
+        if self._data.size != 1:
+            raise ValueError(f"Tensor: only a tensor with one element can be converted to {how}, "
+                             f"got shape {self.shape}")
+        value = self._data.item()
+        if _STATE.capture is not None:
+            value = float(value) if how == "float" else int(value)
+            _capture.host_read(self, how, value)
+        return value
 
     def __index__(self):
         if self._data.dtype.kind not in "iu" or self._data.size != 1:
             raise TypeError(f"only an integer Tensor with one element can be used as an index, got {self.dtype} {self.shape}")
-        return int(self.item())
+        return int(self._scalar("int"))
 
     __hash__ = object.__hash__
 
@@ -268,6 +292,9 @@ class Tensor:
 
     def __setitem__(self, index, value):
         """Write into the tensor's data in place (not recorded for gradients)."""
+        if _STATE.capture is not None:
+            _capture.effect(_Setter(index, value), self, *([value] if isinstance(value, Tensor) else []))
+            return
         if isinstance(value, Tensor):
             value = value._data
         self._data[index] = value
@@ -356,8 +383,14 @@ class Parameter(Tensor):
         if arr.shape != self._data.shape:
             raise ValueError(f"Parameter.set_data: parameter '{self.name}' has shape {self.shape}, "
                              f"the new data has shape {arr.shape}")
+        if _STATE.capture is not None and isinstance(data, Tensor):
+            _capture.effect(self._replace_data, data)       # graph mode: repeated on every replay
+            return self
         self._data = np.array(arr, dtype=self._data.dtype, copy=True)
         return self
+
+    def _replace_data(self, array):
+        self._data = np.array(array, dtype=self._data.dtype, copy=True)
 
     def clone(self, name=None):
         return Parameter(Tensor._wrap(self._data.copy()), name=name or self.name,
@@ -498,3 +531,18 @@ def as_tensor(value, like=None):
         if isinstance(value, bool) or (isinstance(value, int) and ldt.kind in "iuf") or (isinstance(value, float) and ldt.kind == "f"):
             return Tensor._wrap(np.asarray(value, dtype=ldt))
     return Tensor(value)
+
+
+def _copy_array(array):
+    return (array.copy(),)
+
+
+class _Setter:
+    """``Tensor.__setitem__`` as a graph-mode effect: ``target[index] = value`` on the replay's arrays."""
+
+    def __init__(self, index, value):
+        self.index = index
+        self.value = None if isinstance(value, Tensor) else value
+
+    def __call__(self, target, value=None):
+        target[self.index] = self.value if value is None else value

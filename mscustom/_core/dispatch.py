@@ -166,8 +166,11 @@ def call(op, args, attrs):
         t._format = "DefaultFormat"
         t._node = None
         t._oidx = 0
-        if _STATE.depth and _on_tape(args):
+        st = _STATE
+        if st.depth and _on_tape(args):
             _record(op, args, (t,), attrs)
+        if st.capture is not None:
+            st.capture.add_call(op, plan, attrs, args, (t,))
         return t
     if plan.direct:
         # a custom kernel with nothing to convert: run and time it here (no Plan.run frame)
@@ -196,20 +199,28 @@ def call(op, args, attrs):
             stats = plan.stats
             stats["calls"] += 1
             stats["seconds"] += _perf() - t0
+        st = _STATE
         if plan.n_out == 1:
             t = Tensor._wrap(outs[0])
-            if _STATE.depth and _on_tape(args):
+            if st.depth and _on_tape(args):
                 _record(op, args, (t,), attrs)
+            if st.capture is not None:
+                st.capture.add_call(op, plan, attrs, args, (t,))
             return t
         tensors = [Tensor._wrap(o) for o in outs]
-        if _STATE.depth and _on_tape(args):
+        if st.depth and _on_tape(args):
             _record(op, args, tensors, attrs)
+        if st.capture is not None:
+            st.capture.add_call(op, plan, attrs, args, tensors)
         return tuple(tensors)
     outs = plan.run(op, attrs, arrays)
     fmts = plan.out_formats
     tensors = [Tensor._wrap(o, f) for o, f in zip(outs, fmts)] if fmts else [Tensor._wrap(o) for o in outs]
-    if _STATE.depth and _on_tape(args):
+    st = _STATE
+    if st.depth and _on_tape(args):
         _record(op, args, tensors, attrs)
+    if st.capture is not None:
+        st.capture.add_call(op, plan, attrs, args, tensors)
     return tensors[0] if plan.n_out == 1 else tuple(tensors)
 
 

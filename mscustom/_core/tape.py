@@ -25,6 +25,7 @@ class _State(threading.local):
     def __init__(self):
         self.depth = 0          # > 0 while a gradient is being recorded
         self.leaves = {}        # id(tensor) -> leaf Node, for shared tensors (see thread_leaf)
+        self.capture = None     # the graph-mode Capture recording this thread's op calls (capture.py)
 
 
 STATE = _State()

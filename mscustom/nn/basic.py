@@ -8,6 +8,7 @@ Example::
 
 import numpy as np
 
+from .._core import capture as _capture
 from .. import dtype as _dt
 from .. import ops
 from ..tensor import Parameter, Tensor
@@ -55,15 +56,18 @@ class Embedding(Cell):
             table._data[padding_idx] = 0
         self.embedding_table = Parameter(table)
 
+    def _check_ids(self, ids):
+        if ids.size and (ids.min() < 0 or ids.max() >= self.vocab_size):
+            raise IndexError(f"Embedding: ids must lie in [0, {self.vocab_size}), got values from "
+                             f"{int(ids.min())} to {int(ids.max())}")
+
     def construct(self, ids):
         if not isinstance(ids, Tensor) or ids._data.dtype.kind not in "iu":
             got = ids.dtype.name if isinstance(ids, Tensor) else type(ids).__name__
             raise TypeError(f"Embedding: the input must be an integer Tensor of ids, got {got}")
         if self.use_one_hot:
             hot = ops.one_hot(ids, self.vocab_size, 1.0, 0.0)
-            if ids.size and (ids._data.min() < 0 or ids._data.max() >= self.vocab_size):
-                raise IndexError(f"Embedding: ids must lie in [0, {self.vocab_size}), got values from "
-                                 f"{int(ids._data.min())} to {int(ids._data.max())}")
+            _capture.check(self._check_ids, ids)       # repeated by graph-mode replays
             return ops.matmul(hot, self.embedding_table)
         return ops.gather(self.embedding_table, ids, 0)
 

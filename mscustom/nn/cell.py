@@ -28,8 +28,13 @@ Example::
 
 from collections import OrderedDict
 
+from .. import context as _context
+from .. import graph as _graph
 from ..tensor import Parameter
 from . import _signature
+
+_settings = _context._settings
+_GRAPH_MODE = _context.GRAPH_MODE
 
 __all__ = ["Cell", "SequentialCell", "CellList"]
 
@@ -63,6 +68,8 @@ class Cell:
     def __call__(self, *args, **kwargs):
         if self._input_signature is not None:
             args = _signature.check_inputs(self, args, self._input_signature)
+        if _settings["mode"] == _GRAPH_MODE:
+            return _graph.cell_call(self, args, kwargs)      # captured once, replayed after
         return self.construct(*args, **kwargs)
 
     def set_inputs(self, *inputs):
@@ -98,6 +105,8 @@ class Cell:
             object.__setattr__(self, name, value)
             return
         params, cells = d["_params"], d["_cells"]
+        if isinstance(value, (Parameter, Cell)):
+            _graph.training_changed()           # the structure changed: graph records see new modes
         if isinstance(value, Parameter):
             cells.pop(name, None)
             if value.name is None:
@@ -111,6 +120,8 @@ class Cell:
         else:
             params.pop(name, None)
             cells.pop(name, None)
+            if name == "training":
+                _graph.training_changed()
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
@@ -214,6 +225,7 @@ class Cell:
         mode = bool(mode)
         for _, cell in self.cells_and_names():
             cell.__dict__["training"] = mode
+        _graph.training_changed()
         return self
 
     # ------------------------------------------------------------------ printing

@@ -13,6 +13,7 @@ Example::
 
 import numpy as np
 
+from .._core import capture as _capture
 from .. import ops
 from ..tensor import Tensor
 from .cell import Cell
@@ -119,18 +120,15 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
         return self.get_loss(per_sample)
 
     def _one_hot(self, logits, labels):
-        data, n_classes = labels._data, logits.shape[-1]
-        if data.dtype.kind not in "iu":
+        n_classes = logits.shape[-1]
+        if labels._data.dtype.kind not in "iu":
             raise TypeError(f"SoftmaxCrossEntropyWithLogits: with sparse=True, labels must be "
                             f"integer class indices, got {labels.dtype.name}")
         if labels.shape != logits.shape[:-1]:
             raise ValueError(f"SoftmaxCrossEntropyWithLogits: with sparse=True, labels must have shape "
                              f"{list(logits.shape[:-1])} for logits of shape {list(logits.shape)}, "
                              f"got {list(labels.shape)}")
-        if data.size and (data.min() < 0 or data.max() >= n_classes):
-            bad = data.min() if data.min() < 0 else data.max()
-            raise ValueError(f"SoftmaxCrossEntropyWithLogits: label {int(bad)} is out of range for "
-                             f"{n_classes} classes (expected 0 <= label < {n_classes})")
+        _capture.check(_LabelRange("SoftmaxCrossEntropyWithLogits", n_classes), labels)
         dt = logits._data.dtype
         return ops.one_hot(labels, n_classes, Tensor._wrap(np.ones((), dt)), Tensor._wrap(np.zeros((), dt)))
 
@@ -149,27 +147,55 @@ def _class_weights(weight, n_classes, dtype, who):
     return Tensor._wrap(w.astype(dtype))
 
 
+class _LabelRange:
+    """Raises when a class index is out of range (a check repeated by graph-mode replays)."""
+
+    def __init__(self, who, n_classes, ignore_index=None):
+        self.who, self.n_classes, self.ignore_index = who, n_classes, ignore_index
+
+    def __call__(self, data):
+        valid = data if self.ignore_index is None else data[data != self.ignore_index]
+        if valid.size and (valid.min() < 0 or valid.max() >= self.n_classes):
+            bad = valid.min() if valid.min() < 0 else valid.max()
+            also = "" if self.ignore_index is None else f", or ignore_index={self.ignore_index}"
+            raise ValueError(f"{self.who}: label {int(bad)} is out of range for {self.n_classes} classes "
+                             f"(expected 0 <= label < {self.n_classes}{also})")
+
+
+class _IndexTargets:
+    """One-hot of the class indices along axis 1 and the mask of the samples not ignored (a host op)."""
+
+    def __init__(self, who, n_classes, ignore_index, dtype, moved):
+        self.check = _LabelRange(who, n_classes, ignore_index)
+        self.n_classes, self.ignore_index, self.dtype, self.moved = n_classes, ignore_index, dtype, moved
+
+    def __call__(self, data):
+        self.check(data)
+        keep = data != self.ignore_index
+        safe = np.where(keep, data, 0).astype(np.int64)
+        hot = np.zeros(safe.shape + (self.n_classes,), self.dtype)
+        np.put_along_axis(hot, safe[..., None], 1, axis=-1)
+        if self.moved:
+            hot = np.moveaxis(hot, -1, 1)
+        return np.ascontiguousarray(hot), keep.astype(self.dtype)
+
+
 def _index_targets(logp, labels, ignore_index, who):
     """One-hot of the class indices along axis 1 and the mask of the samples not ignored."""
-    data = labels._data
     n_classes = logp.shape[1] if logp.ndim > 1 else logp.shape[0]
     expect = (logp.shape[:1] + logp.shape[2:]) if logp.ndim > 1 else ()
     if tuple(labels.shape) != tuple(expect):
         raise ValueError(f"{who}: class-index labels must have shape {list(expect)} for inputs of shape "
                          f"{list(logp.shape)}, got {list(labels.shape)}")
-    keep = data != ignore_index
-    valid = data[keep]
-    if valid.size and (valid.min() < 0 or valid.max() >= n_classes):
-        bad = valid.min() if valid.min() < 0 else valid.max()
-        raise ValueError(f"{who}: label {int(bad)} is out of range for {n_classes} classes (expected "
-                         f"0 <= label < {n_classes}, or ignore_index={ignore_index})")
-    dt = logp._data.dtype
-    safe = np.where(keep, data, 0).astype(np.int64)
-    hot = np.zeros(safe.shape + (n_classes,), dt)
-    np.put_along_axis(hot, safe[..., None], 1, axis=-1)
-    if logp.ndim > 1:
-        hot = np.moveaxis(hot, -1, 1)
-    return Tensor._wrap(np.ascontiguousarray(hot)), Tensor._wrap(keep.astype(dt))
+    fn = _IndexTargets(who, n_classes, ignore_index, logp._data.dtype, logp.ndim > 1)
+    hot, keep = _capture.host_op(fn, (labels,), Tensor._wrap)
+    return hot, keep
+
+
+def _weighted_count(w, hot, keep, cls_axis):
+    """The summed class weight of the counted samples ("mean"'s denominator), 1 when it is 0."""
+    per = (w.reshape(-1)[np.argmax(hot, axis=cls_axis)] * keep).sum()
+    return (np.asarray(per if per else 1.0, w.dtype),)
 
 
 def _class_axis_shape(logp):
@@ -192,8 +218,9 @@ def _weighted_nll(logp, labels, weight, ignore_index, reduction, label_smoothing
         return per
     if reduction == "sum":
         return ops.reduce_sum(per)
-    denom = float((w._data.reshape(-1)[np.argmax(hot._data, axis=cls_axis)] * keep._data).sum())
-    return ops.div(ops.reduce_sum(per), denom if denom else 1.0)
+    (denom,) = _capture.host_op(lambda wa, ha, ka: _weighted_count(wa, ha, ka, cls_axis), (w, hot, keep),
+                                Tensor._wrap)
+    return ops.div(ops.reduce_sum(per), denom)
 
 
 def _check_reduction(who, reduction, allowed=_REDUCTIONS):

@@ -13,8 +13,9 @@ Example::
 
 import numpy as np
 
+from .. import ops
 from ..autograd import value_and_grad
-from ..tensor import Tensor
+
 from .cell import Cell
 from .optim import Optimizer
 
@@ -81,6 +82,6 @@ class TrainOneStepCell(Cell):
     def construct(self, *inputs):
         loss, grads = self._value_and_grad(*inputs)
         if self.sens != 1.0:
-            grads = tuple(Tensor._wrap(g._data * g._data.dtype.type(self.sens)) for g in grads)
+            grads = tuple(ops.mul(g, self.sens) for g in grads)
         self.optimizer(grads)
         return loss

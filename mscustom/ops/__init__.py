@@ -18,3 +18,7 @@ from ._norm_ops import batch_norm, group_norm, layer_norm
 from ._activation_ops import dropout, erf, gelu, leaky_relu, relu6, silu
 from ._tensor_ops import (arange, argmax, argmin, cat, clamp, clip_by_value, full, gather, ones, split,
                           standard_normal, uniform, zeros)
+
+from . import _graph_kernels
+
+_graph_kernels.install()        # ufunc / write-into / view kernels that graph-mode replays use

@@ -10,6 +10,7 @@ import builtins as _bi
 import numpy as np
 
 from .. import dtype as _dt
+from .._core import capture as _capture
 from .._core.dispatch import call
 from ..tensor import Tensor
 from ._builtin import defop, tensor_arg
@@ -54,6 +55,8 @@ def _encode_index(index):
             arrays.append(np.asarray(it, np.int64))
         else:
             arr = it._data if isinstance(it, Tensor) else None
+            if arr is not None and arr.dtype == np.bool_:
+                _capture.host_read(it, "array")         # a mask's result shape depends on its values
             if arr is None:
                 try:
                     arr = np.asarray(it)

@@ -159,7 +159,7 @@ def _scalar_value(v, name):
     if isinstance(v, Tensor):
         if v._data.size != 1:
             raise ValueError(f"op 'one_hot': {name} must hold one value, got shape {list(v.shape)}")
-        return v._data.item(), v.dtype
+        return v.item(), v.dtype              # item(): a graph-mode guard when v is traced
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number)):
         raise TypeError(f"op 'one_hot': {name} must be a number or a one-element Tensor, got {v!r}")
     v = v.item() if isinstance(v, np.number) else v

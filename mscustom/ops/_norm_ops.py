@@ -12,7 +12,8 @@ Example::
 
 import numpy as np
 
-from ..tensor import Parameter, Tensor
+from .._core import capture as _capture
+from ..tensor import Tensor
 from . import functional as F
 from ._builtin import tensor_arg
 
@@ -65,21 +66,28 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
             raise ValueError(f"batch_norm: training needs more than one value per channel, got input shape "
                              f"{list(x.shape)}")
         y, mean, var = _normalize(x, axes, eps)
-        m = float(momentum)
-        for stat, batch in ((running_mean, mean), (running_var, var)):
-            value = batch._data.reshape(c)
-            if stat is running_var:
-                value = value * (count / (count - 1))
-            new = (1 - m) * stat._data + m * value
-            if isinstance(stat, Parameter):
-                stat.set_data(new.astype(stat._data.dtype))
-            else:
-                stat._data[...] = new
+        # in place, as an effect so that graph mode repeats it on every replay
+        _capture.effect(_MovingUpdate(float(momentum), count / (count - 1)),
+                        running_mean, running_var, mean, var)
     else:
         mean = F.reshape(F.stop_gradient(running_mean), shape)
         var = F.reshape(F.stop_gradient(running_var), shape)
         y = F.div(F.sub(x, mean), F.sqrt(F.add(var, eps)))
     return F.add(F.mul(y, F.reshape(weight, shape)), F.reshape(bias, shape))
+
+
+class _MovingUpdate:
+    """``running = (1 - m) * running + m * batch`` for the mean and the (unbiased) variance, in place."""
+
+    def __init__(self, momentum, unbias):
+        self.momentum = momentum
+        self.unbias = unbias
+
+    def __call__(self, running_mean, running_var, batch_mean, batch_var):
+        m = self.momentum
+        for stat, batch, scale in ((running_mean, batch_mean, m), (running_var, batch_var, m * self.unbias)):
+            stat *= 1 - m
+            stat += scale * batch.reshape(stat.shape)
 
 
 def layer_norm(input_x, normalized_shape, weight=None, bias=None, eps=1e-5):

@@ -10,6 +10,7 @@ import builtins as _bi
 import numpy as np
 
 from .. import dtype as _dt
+from .._core import capture as _capture
 from .._core.dispatch import call
 from ..tensor import Tensor
 from . import functional as F
@@ -166,8 +167,9 @@ def _with_index(name, reduce, arg, x, axis, keepdims):
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
         raise TypeError(f"op '{name}': axis must be an int or None, got {axis!r}")
     ax = normalize_axis(name, axis, x.ndim)[0]
-    idx = arg(x._data, axis=ax, keepdims=bool(keepdims)).astype(np.int32)
-    return reduce(x, ax, keepdims), Tensor._wrap(np.asarray(idx))
+    idx = _capture.host_op(lambda a: (np.asarray(arg(a, axis=ax, keepdims=bool(keepdims)), np.int32),), (x,),
+                           Tensor._wrap)[0]           # a host op: graph-mode replays compute it again
+    return reduce(x, ax, keepdims), idx
 
 
 def max(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A001,A002 - MindSpore's names

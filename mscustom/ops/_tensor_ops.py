@@ -18,6 +18,7 @@ import builtins as _bi
 import numpy as np
 
 from .. import dtype as _dt
+from .._core import capture as _capture
 from .._core.dispatch import call
 from ..tensor import Tensor
 from . import functional as F
@@ -98,13 +99,15 @@ def uniform(shape, minval, maxval, seed=None, dtype=_dt.float32):
     hi = maxval.item() if isinstance(maxval, Tensor) else maxval
     if not lo < hi:
         raise ValueError(f"uniform: minval must be less than maxval, got {lo!r} and {hi!r}")
-    out = _rng().uniform(lo, hi, _shape(shape, "uniform"))
-    return Tensor._wrap(out.astype(_dt.dtype_from_any(dtype).np_dtype))
+    shape, np_dtype = _shape(shape, "uniform"), _dt.dtype_from_any(dtype).np_dtype
+    # a host op: graph-mode replays draw fresh numbers too
+    return _capture.host_op(lambda: (_rng().uniform(lo, hi, shape).astype(np_dtype),), (), Tensor._wrap)[0]
 
 
 def standard_normal(shape, seed=None):
     """float32 samples of N(0, 1), from ``ms.set_seed``'s generator."""
-    return Tensor._wrap(_rng().standard_normal(_shape(shape, "standard_normal")).astype(np.float32))
+    shape = _shape(shape, "standard_normal")
+    return _capture.host_op(lambda: (_rng().standard_normal(shape).astype(np.float32),), (), Tensor._wrap)[0]
 
 
 # ================================================================== gather
@@ -189,22 +192,27 @@ def gather(input_params, input_indices, axis, batch_dims=0):
 
 
 # ================================================================== small array ops
+def _index_of(fn, x, **kw):
+    """``fn(x, **kw)`` as an int64 Tensor (a host op, so graph-mode replays compute it again)."""
+    return _capture.host_op(lambda a: (np.asarray(fn(a, **kw), np.int64),), (x,), Tensor._wrap)[0]
+
+
 def argmax(input, dim=None, keepdim=False):  # noqa: A002
     """Index of the maximum (int64; the first one among ties), over all elements when ``dim`` is None."""
     x = tensor_arg(input, "argmax")
     if dim is None:
-        return Tensor._wrap(np.asarray(np.argmax(x._data), np.int64))
+        return _index_of(np.argmax, x)
     ax = normalize_axis("argmax", dim, x.ndim)[0]
-    return Tensor._wrap(np.asarray(np.argmax(x._data, axis=ax, keepdims=bool(keepdim)), np.int64))
+    return _index_of(np.argmax, x, axis=ax, keepdims=bool(keepdim))
 
 
 def argmin(input, axis=None, keepdims=False):  # noqa: A002
     """Index of the minimum (int64; the first one among ties)."""
     x = tensor_arg(input, "argmin")
     if axis is None:
-        return Tensor._wrap(np.asarray(np.argmin(x._data), np.int64))
+        return _index_of(np.argmin, x)
     ax = normalize_axis("argmin", axis, x.ndim)[0]
-    return Tensor._wrap(np.asarray(np.argmin(x._data, axis=ax, keepdims=bool(keepdims)), np.int64))
+    return _index_of(np.argmin, x, axis=ax, keepdims=bool(keepdims))
 
 
 def clamp(input, min=None, max=None):  # noqa: A002 - MindSpore's names

@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 
+from ..._core import capture as _capture
 from ...tensor import Parameter, ParameterTuple, Tensor
 from ..cell import Cell
 
@@ -117,6 +118,7 @@ class Optimizer(Cell):
     """
 
     _decay_in_grad = True
+    _plain_descent = False      # True: the update is exactly p -= lr * g (plain SGD), done in two passes
     _decay_filter = True        # ungrouped: no decay for names containing "beta" or "gamma"
 
     def __init__(self, learning_rate, parameters, weight_decay=0.0, loss_scale=1.0):
@@ -247,25 +249,39 @@ class Optimizer(Cell):
             if shape != p._data.shape:
                 raise ValueError(f"{who}: the gradient for parameter '{p.name}' has "
                                  f"shape {list(shape)}, expected {list(p._data.shape)}")
+        grads = [g if isinstance(g, Tensor) else Tensor._wrap(np.asarray(g)) for g in gradients]
+        # an effect: graph mode repeats the update, with the learning rate of each replay's step
+        _capture.effect(self._apply, *grads)
+        return True
+
+    def _apply(self, *grad_arrays):
+        """The update of every parameter from its gradient array (in place)."""
+        params = self.parameters
         step = self.global_step
         base_lr = self._lr.at(step)
         self.global_step = step + 1             # the update of step t sees global_step == t + 1
         inv_scale = 1.0 / self.loss_scale
-        for i, (p, g) in enumerate(zip(params, gradients)):
-            garr = g._data if isinstance(g, Tensor) else np.asarray(g)
+        plain = self._plain_descent
+        for i, (p, garr) in enumerate(zip(params, grad_arrays)):
             parr = p._data
             work = self._work[i]
-            np.copyto(work, garr)
             wd = self._weight_decay[i]
+            lr = self._group_lr[i]
+            if plain and not wd and not self._grad_centralization[i]:
+                # p -= lr * g in two passes (the scaling doubles as the copy)
+                np.multiply(garr, (base_lr if lr is None else lr.at(step)) * inv_scale, out=work)
+                np.subtract(parr, work, out=parr)
+                continue
+            np.copyto(work, garr)
             if wd and self._decay_in_grad:
                 work += wd * parr               # L2 weight decay, added to the gradient
             if self._grad_centralization[i] and work.ndim == 4:
                 work -= work.mean(axis=(1, 2, 3), keepdims=True)
             if inv_scale != 1.0:
                 work *= inv_scale
-            lr = self._group_lr[i]
             self._update(i, parr, work, base_lr if lr is None else lr.at(step))
-        return True
+
+    _apply.accepts_strided = True       # graph mode may pass gradients as strided views (copied first)
 
     def _update(self, i, param, grad, lr):
         raise TypeError(f"{type(self).__name__} is an Optimizer subclass without an _update method; "

@@ -45,6 +45,7 @@ class SGD(Optimizer):
             raise ValueError(f"SGD: nesterov=True needs momentum > 0 and dampening 0, got momentum "
                              f"{self.momentum} and dampening {self.dampening}")
         self.accum = self._state("accum") if self.momentum > 0 else None
+        self._plain_descent = self.accum is None
 
     def _update(self, i, param, grad, lr):
         if self.accum is None:                  # p -= lr * g

@@ -20,6 +20,7 @@ Example::
 
 import numpy as np
 
+from ..._core import capture as _capture
 from ... import dtype as _dt
 from ...tensor import Tensor
 from . import _common
@@ -49,6 +50,15 @@ def make_fgradient(op_name, func_type, bprop):
     kw = (lambda attrs: {"attrs": attrs}) if getattr(bprop, "takes_attrs", False) else (lambda attrs: {})
 
     def fgradient(inputs, outputs, ograds, attrs):
+        if _capture.active() is None:
+            return _fgradient(inputs, outputs, ograds, attrs)
+        # graph mode: a bprop written with asnumpy() and NumPy runs as one host op in each replay
+        n_in, n_out = len(inputs), len(outputs)
+        return _capture.host_fallback(
+            lambda *ts: _fgradient(list(ts[:n_in]), list(ts[n_in:n_in + n_out]), list(ts[n_in + n_out:]), attrs),
+            list(inputs) + list(outputs) + list(ograds), Tensor._wrap)
+
+    def _fgradient(inputs, outputs, ograds, attrs):
         args = call_args(attrs, inputs)
         try:
             if len(outputs) == 1:

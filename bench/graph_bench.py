@@ -1,0 +1,163 @@
+"""Graph mode against hand-written NumPy: training steps, a small network, gradients through Custom.
+
+Each figure is a ratio against the same computation written by hand with
+NumPy, measured in the same run with BLAS limited to one thread. Times are
+process CPU time (``time.process_time``): with one thread it equals the
+compute time, and other programs on a shared machine do not inflate it.
+Imported by ``bench/run.py`` (``--only graph``); runnable alone too.
+"""
+
+import statistics
+import time
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+import mscustom as ms
+from mscustom import nn, ops
+
+
+def _median_ms(fn, steps, repeat=7):
+    fn()
+    fn()
+    runs = []
+    for _ in range(repeat):
+        t0 = time.process_time()
+        for _ in range(steps):
+            fn()
+        runs.append((time.process_time() - t0) / steps * 1e3)
+    return statistics.median(runs)
+
+
+# ------------------------------------------------------------------ MLP 784-256-128-10, batch 64, SGD
+def _numpy_mlp_step(params, x, y, lr=0.01):
+    w1, b1, w2, b2, w3, b3 = params
+    h1 = x @ w1.T + b1
+    a1 = np.maximum(h1, 0)
+    h2 = a1 @ w2.T + b2
+    a2 = np.maximum(h2, 0)
+    z = a2 @ w3.T + b3
+    z = z - z.max(axis=1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    n = x.shape[0]
+    loss = -logp[np.arange(n), y].mean()
+    dz = np.exp(logp)
+    dz[np.arange(n), y] -= 1
+    dz /= n
+    gw3, gb3 = dz.T @ a2, dz.sum(0)
+    da2 = dz @ w3
+    da2 *= h2 > 0
+    gw2, gb2 = da2.T @ a1, da2.sum(0)
+    da1 = da2 @ w2
+    da1 *= h1 > 0
+    gw1, gb1 = da1.T @ x, da1.sum(0)
+    for p, g in zip(params, (gw1, gb1, gw2, gb2, gw3, gb3)):
+        p -= lr * g
+    return loss
+
+
+def _mscustom_mlp_step(mode):
+    ms.set_context(mode=mode)
+    ms.set_seed(0)
+    net = nn.SequentialCell(nn.Dense(784, 256), nn.ReLU(), nn.Dense(256, 128), nn.ReLU(), nn.Dense(128, 10))
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), 0.01))
+    step.set_train()
+    return step
+
+
+def bench_mlp(report):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 784)).astype(np.float32)
+    y = rng.integers(0, 10, 64).astype(np.int32)
+    params = [rng.standard_normal(s).astype(np.float32) * 0.05
+              for s in ((256, 784), (256,), (128, 256), (128,), (10, 128), (10,))]
+    xt, yt = ms.Tensor(x), ms.Tensor(y)
+    eager_step = _mscustom_mlp_step(ms.PYNATIVE_MODE)
+    graph_step = _mscustom_mlp_step(ms.GRAPH_MODE)
+    t_np, t_eager, t_graph = [], [], []
+    for _ in range(3):                  # interleaved, so drifts of the shared machine hit all three
+        t_np.append(_median_ms(lambda: _numpy_mlp_step(params, x, y), 40))
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        t_eager.append(_median_ms(lambda: eager_step(xt, yt), 40))
+        ms.set_context(mode=ms.GRAPH_MODE)
+        t_graph.append(_median_ms(lambda: graph_step(xt, yt), 40))
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    t_np, t_eager, t_graph = min(t_np), min(t_eager), min(t_graph)
+    report("MLP 784-256-128-10 SGD step, graph", t_graph, "ms", "NumPy step by hand", t_np,
+           "<= 1.0x by hand", t_graph <= 1.0 * t_np)
+    report("MLP 784-256-128-10 SGD step, eager", t_eager, "ms", "NumPy step by hand", t_np,
+           "<= 1.3x by hand", t_eager <= 1.3 * t_np)
+
+
+# ------------------------------------------------------------------ a 10-op toy network
+def _toy(x, w, b):
+    h = ops.relu(ops.matmul(x, w) + b)
+    h = ops.exp(-(h * h)) + 1.0
+    return (ops.log(h) * 0.5).sum()
+
+
+def _numpy_toy_fwd_bwd(x, w, b):
+    m = x @ w
+    p = m + b
+    h = np.maximum(p, 0)
+    q = h * h
+    e = np.exp(-q)
+    s = e + 1.0
+    out = (np.log(s) * 0.5).sum()
+    ds = 0.5 / s
+    dq = -(ds * e)
+    dp = 2 * h * dq * (p > 0)
+    return out, x.T @ dp, dp.sum(0)
+
+
+def bench_toy(report):
+    rng = np.random.default_rng(1)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((8, 16), (16, 16), (16,)))
+    xt, wt, bt = ms.Tensor(x), ms.Tensor(w), ms.Tensor(b)
+    grad_fn = ms.value_and_grad(_toy, grad_position=(1, 2))
+    graph_fn = ms.jit(grad_fn)
+    t_np = _median_ms(lambda: _numpy_toy_fwd_bwd(x, w, b), 2000)
+    t_eager = _median_ms(lambda: grad_fn(xt, wt, bt), 500)
+    t_graph = _median_ms(lambda: graph_fn(xt, wt, bt), 2000)
+    report("10-op toy network fwd+bwd, graph", t_graph * 1e3, "us", "NumPy fwd+bwd by hand", t_np * 1e3,
+           "<= 1.5x by hand", t_graph <= 1.5 * t_np)
+    report("10-op toy network fwd+bwd, eager", t_eager * 1e3, "us", "NumPy fwd+bwd by hand", t_np * 1e3,
+           "(no target)", True)
+
+
+# ------------------------------------------------------------------ ms.grad through Custom with bprop
+def bench_custom_grad(report):
+    def square(x):
+        return x * x
+
+    def bprop(x, out, dout):
+        return (2 * x * dout,)
+
+    sq = ops.Custom(square, out_shape=lambda s: s, out_dtype=lambda d: d, func_type="pyfunc", bprop=bprop)
+    a = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    ones = np.ones_like(a)
+    xt = ms.Tensor(a)
+    grad_fn = ms.grad(sq)
+    graph_fn = ms.jit(grad_fn)
+    t_np = _median_ms(lambda: (square(a), 2 * a * ones), 20000)
+    t_eager = _median_ms(lambda: grad_fn(xt), 5000)
+    t_graph = _median_ms(lambda: graph_fn(xt), 20000)
+    report("ms.grad through Custom+bprop (4,), eager", t_eager * 1e3, "us", "NumPy fwd+bwd by hand",
+           t_np * 1e3, "<= 6x by hand", t_eager <= 6 * t_np)
+    report("ms.grad through Custom+bprop (4,), graph", t_graph * 1e3, "us", "NumPy fwd+bwd by hand",
+           t_np * 1e3, "<= 2x by hand", t_graph <= 2 * t_np)
+
+
+def bench_graph(report):
+    with threadpool_limits(1):
+        bench_mlp(report)
+        bench_toy(report)
+        bench_custom_grad(report)
+
+
+if __name__ == "__main__":
+    def _print(name, value, unit, base_name, base, target, ok):
+        print(f"{name:<46} {value:>9.3g} {unit:<3} | {base_name:<24} {base:>9.3g} | {target} "
+              f"{'ok' if ok else 'MISSED'} ({value / base:.2f}x)")
+    bench_graph(_print)

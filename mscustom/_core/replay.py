@@ -1,0 +1,375 @@
+"""Replay: turn a ``Capture`` into one straight-line Python function over preallocated buffers.
+
+``Record(capture, out_slots)`` optimises the recorded steps once:
+
+1. **Dead code**: built-in kernel calls whose outputs nobody reads (no later
+   step, guard, effect or returned value) are dropped. Custom kernels, effects
+   and host ops are kept (they may have side effects, or draw random numbers).
+2. **Kernel calls**: each kernel step is called the cheapest way its op
+   allows. A NumPy ufunc op (attribute ``FUfunc``) is called as the ufunc
+   itself with ``out=``; an op with an ``FComputeInto`` kernel writes into a
+   given buffer; a custom kernel that writes into preallocated outputs gets
+   them; anything else runs as in eager mode and allocates.
+3. **Buffers by liveness**: outputs written into given buffers get them from
+   an arena owned by the record. A buffer is free again after the last step
+   that reads its value (or any view of it: aliasing is read from the recorded
+   arrays), so buffers are shared between values whose lifetimes do not
+   overlap, and a warm replay allocates only what it returns.
+4. **Code generation**: the steps become the source of one Python function
+   (one line per call, buffers and kernels bound as constants), compiled with
+   ``exec``; a replay is one call of it.
+
+Values returned to the caller never live in the arena: each replay gives
+them fresh memory, so results kept from earlier calls never change.
+"""
+
+import threading
+
+import numpy as np
+
+from ..tensor import Tensor
+from .capture import GuardMiss
+
+__all__ = ["Record"]
+
+
+class _Groups:
+    """Union-find over slots that share memory."""
+
+    def __init__(self, n):
+        self.parent = list(range(n))
+
+    def find(self, i):
+        p = self.parent
+        while p[i] != i:
+            p[i] = p[p[i]]
+            i = p[i]
+        return i
+
+    def union(self, a, b):
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+def _kernel_mode(step, arrays):
+    """How a replay calls this kernel step: "ufunc", "into", "prealloc", "alloc" or "run"."""
+    op, plan = step.op, step.plan
+    plain = not plan.conversions and not plan.restore and not plan.out_formats
+    if plan.entry.kind == "builtin" and plain and plan.out_shapes is not None:
+        ufunc = op.attrs.get("FUfunc")
+        if ufunc is not None and not step.attrs and plan.n_out == 1:
+            ins = [arrays[s] for s in step.ins]
+            try:
+                same = ufunc(*ins).dtype == plan.out_dtypes[0]
+            except Exception:
+                same = False
+            if same:
+                return "ufunc"
+        if op.attrs.get("FComputeInto") is not None:
+            return "into"
+    if plan.simple:
+        return "alloc"
+    if plan.direct:
+        return "prealloc" if not plan.allocates else "alloc_checked"
+    return "run"
+
+
+class Record:
+    """A compiled replay of one capture.
+
+    ``run(arg_arrays)`` returns the arrays of ``out_slots``, or, given a
+    ``template`` (graph.py's description of the function's result), the
+    result itself rebuilt around fresh Tensors.
+    """
+
+    def __init__(self, cap, out_slots, template=None):
+        self.cap = cap
+        self.out_slots = list(out_slots)
+        self.template = template
+        self.lock = threading.Lock()
+        self.steps = self._live_steps(cap)
+        for st in self.steps:
+            if st.kind == "kernel":
+                st.mode = _kernel_mode(st, cap.arrays)
+        self._skip_noop_reshapes()
+        self._transposed_products()
+        self._use_views()
+        self.buffers = {}                   # slot -> arena buffer
+        self.fresh = set()                  # slots written into fresh memory on every replay
+        self._plan_buffers(cap)
+        self.source, self.run = self._compile(cap)
+
+    # ----------------------------------------------------------------- dead code
+    def _live_steps(self, cap):
+        live = set(self.out_slots)
+        kept = []
+        for st in reversed(cap.steps):
+            if st.kind == "kernel" and st.plan.entry.kind == "builtin" and not any(s in live for s in st.outs):
+                continue
+            kept.append(st)
+            live.update(st.ins)
+        kept.reverse()
+        self.dropped = len(cap.steps) - len(kept)
+        return kept
+
+    def _skip_noop_reshapes(self):
+        """Reshapes to the shape a value already has are dropped; readers read the value itself."""
+        arrays = self.cap.arrays
+        alias = {}
+        kept = []
+        for st in self.steps:
+            if alias:
+                st.ins = [alias.get(s, s) for s in st.ins]
+            if st.kind == "kernel" and st.op.name == "reshape" and st.mode == "alloc" \
+                    and arrays[st.outs[0]].shape == arrays[st.ins[0]].shape:
+                alias[st.outs[0]] = st.ins[0]
+                continue
+            kept.append(st)
+        if alias:
+            self.steps = kept
+            self.out_slots = [alias.get(s, s) for s in self.out_slots]
+
+    def _transposed_products(self):
+        """``transpose(matmul(a, b))`` of 2-D operands becomes ``matmul(b.T, a.T)``, written in place.
+
+        Gradients of ``x @ w.T`` (a Dense layer) come out this way; computing
+        the product in the layout it is read in avoids a strided copy.
+        """
+        producer = {}
+        readers = {}
+        for st in self.steps:
+            for s in st.outs:
+                producer[s] = st
+            for s in st.ins:
+                readers.setdefault(s, []).append(st)
+        outs = set(self.out_slots)
+        arrays = self.cap.arrays
+        dropped = set()
+        for st in self.steps:
+            if st.kind != "kernel" or st.op.name != "transpose" or st.mode != "alloc" \
+                    or st.attrs.get("perm") not in (None, (1, 0)) or arrays[st.ins[0]].ndim != 2:
+                continue
+            (m,) = st.ins
+            mm = producer.get(m)
+            if mm is None or mm.kind != "kernel" or mm.mode != "ufunc" or mm.op.name != "matmul" \
+                    or m in outs or len(readers.get(m, ())) != 1 \
+                    or any(arrays[s].ndim != 2 for s in mm.ins):
+                continue
+            mm.mode = "ufunc_t"                 # matmul(b.T, a.T) into the transpose's output
+            mm.outs = list(st.outs)
+            dropped.add(id(st))
+        if dropped:
+            self.steps = [st for st in self.steps if id(st) not in dropped]
+
+    def _use_views(self):
+        """Steps with an ``FView`` kernel return views when only NumPy kernels read their value
+        (or effects whose function has ``accepts_strided = True``)."""
+        readers = {}
+        for st in self.steps:
+            for s in st.ins:
+                readers.setdefault(s, []).append(st)
+        outs = set(self.out_slots)
+        for st in self.steps:
+            if st.kind != "kernel" or st.mode != "alloc" or st.op.attrs.get("FView") is None:
+                continue
+            (s,) = st.outs
+            if s in outs:
+                continue
+            if all((r.kind == "kernel" and r.plan.entry.kind == "builtin" and not r.plan.conversions)
+                   or (r.kind == "effect" and getattr(r.fn, "accepts_strided", False))
+                   for r in readers.get(s, ())):
+                st.mode = "view"
+
+    # ----------------------------------------------------------------- buffers
+    def _plan_buffers(self, cap):
+        arrays = cap.arrays
+        groups = _Groups(len(cap.slots))
+        for st in self.steps:
+            if st.mode == "view":
+                groups.union(st.outs[0], st.ins[0])
+            elif st.kind in ("kernel", "host") and st.mode not in ("ufunc", "ufunc_t", "into", "prealloc"):
+                for o in st.outs:
+                    for i in st.ins:
+                        if np.may_share_memory(arrays[o], arrays[i]):
+                            groups.union(o, i)
+        escaping = {groups.find(s) for s in self.out_slots}
+        last_use = {}
+        for j, st in enumerate(self.steps):
+            for s in st.ins:
+                last_use[groups.find(s)] = j
+            for s in st.outs:
+                last_use.setdefault(groups.find(s), j)
+        free = {}                           # (shape, dtype) -> [buffers]
+        release = {}                        # step index -> [(key, buffer)]
+        for j, st in enumerate(self.steps):
+            if st.kind == "kernel" and st.mode in ("ufunc", "ufunc_t", "into", "prealloc"):
+                for s in st.outs:
+                    g = groups.find(s)
+                    if g in escaping:
+                        self.fresh.add(s)
+                        continue
+                    a = arrays[s]
+                    key = (a.shape, a.dtype.str)
+                    pool = free.get(key)
+                    buf = pool.pop() if pool else np.empty(a.shape, a.dtype)
+                    self.buffers[s] = buf
+                    release.setdefault(max(last_use.get(g, j), j), []).append((key, buf))
+            for key, buf in release.pop(j, ()):
+                free.setdefault(key, []).append(buf)
+        self.arena_bytes = sum(b.nbytes for b in {id(b): b for b in self.buffers.values()}.values())
+
+    # ----------------------------------------------------------------- code generation
+    def _compile(self, cap):
+        ns = {"GuardMiss": GuardMiss, "_empty": np.empty, "_nd": np.ndarray}
+        lines = ["def replay(A):"]
+        emit = lines.append
+        defined = set()
+
+        def ref(s):
+            if s in defined:
+                return f"v{s}"
+            desc = cap.slots[s]
+            if desc[0] == "arg":
+                emit(f"    v{s} = A[{desc[1]}]")
+            elif desc[0] == "same":
+                return ref(desc[1])
+            elif desc[0] == "ext":
+                ns[f"T{s}"] = desc[1]
+                emit(f"    v{s} = T{s}._data")
+            defined.add(s)
+            return f"v{s}"
+
+        def out_names(st):
+            names = []
+            for s in st.outs:
+                if s in self.buffers:
+                    ns[f"B{s}"] = self.buffers[s]
+                    emit(f"    v{s} = B{s}")
+                else:
+                    a = cap.arrays[s]
+                    ns[f"SH{s}"], ns[f"DT{s}"] = a.shape, a.dtype
+                    emit(f"    v{s} = _empty(SH{s}, DT{s})")
+                defined.add(s)
+                names.append(f"v{s}")
+            return names
+
+        for j, st in enumerate(self.steps):
+            ins = [ref(s) for s in st.ins]
+            args = ", ".join(ins)
+            tup = f"({args},)" if ins else "()"
+            if st.kind == "kernel":
+                ns[f"P{j}"], ns[f"O{j}"], ns[f"K{j}"] = st.plan, st.op, st.attrs
+                mode = st.mode
+                if mode == "ufunc":
+                    ns[f"U{j}"] = st.op.attrs["FUfunc"]
+                    (o,) = out_names(st)
+                    emit(f"    U{j}({args}, out={o})")
+                elif mode == "ufunc_t":
+                    ns[f"U{j}"] = st.op.attrs["FUfunc"]
+                    (o,) = out_names(st)
+                    emit(f"    U{j}({ins[1]}.T, {ins[0]}.T, out={o})")
+                elif mode == "into":
+                    ns[f"F{j}"] = st.op.attrs["FComputeInto"]
+                    outs = out_names(st)
+                    emit(f"    F{j}(K{j}, {tup}, ({', '.join(outs)},))")
+                elif mode == "prealloc":
+                    ns[f"R{j}"], ns[f"Q{j}"], ns[f"S{j}"] = st.plan.runner, st.plan.req, st.plan.stats
+                    outs = out_names(st)
+                    emit(f"    R{j}(K{j}, {tup}, Q{j}, [{', '.join(outs)}])")
+                    emit(f"    S{j}['calls'] += 1")
+                elif mode == "view":
+                    ns[f"W{j}"] = st.op.attrs["FView"]
+                    (s,) = st.outs
+                    emit(f"    v{s} = W{j}(K{j}, {tup})")
+                    defined.add(s)
+                elif mode == "alloc":
+                    ns[f"R{j}"] = st.plan.runner
+                    ns[f"SH{j}"], ns[f"DT{j}"] = st.plan.shape0, st.plan.dtype0
+                    (s,) = st.outs
+                    emit(f"    v{s} = R{j}(K{j}, {tup})")
+                    emit(f"    if v{s}.__class__ is not _nd or v{s}.shape != SH{j} or v{s}.dtype != DT{j}: "
+                         f"v{s} = _check(O{j}, P{j}, v{s})[0]")
+                    defined.add(s)
+                elif mode == "alloc_checked" and len(st.outs) == 1 and st.plan.shape0 is not None:
+                    ns[f"R{j}"], ns[f"S{j}"] = st.plan.runner, st.plan.stats
+                    ns[f"SH{j}"], ns[f"DT{j}"] = st.plan.shape0, st.plan.dtype0
+                    (s,) = st.outs
+                    emit(f"    v{s} = R{j}(K{j}, {tup})")
+                    emit(f"    if v{s}.__class__ is not _nd or v{s}.shape != SH{j} or v{s}.dtype != DT{j}: "
+                         f"v{s} = _check(O{j}, P{j}, v{s})[0]")
+                    emit(f"    S{j}['calls'] += 1")
+                    defined.add(s)
+                elif mode == "alloc_checked":
+                    ns[f"R{j}"], ns[f"S{j}"] = st.plan.runner, st.plan.stats
+                    emit(f"    r = _check(O{j}, P{j}, R{j}(K{j}, {tup}))")
+                    emit(f"    S{j}['calls'] += 1")
+                    for k, s in enumerate(st.outs):
+                        emit(f"    v{s} = r[{k}]")
+                        defined.add(s)
+                else:   # "run"
+                    emit(f"    r = P{j}.run(O{j}, K{j}, {tup})")
+                    for k, s in enumerate(st.outs):
+                        emit(f"    v{s} = r[{k}]")
+                        defined.add(s)
+            elif st.kind in ("effect", "check"):
+                ns[f"F{j}"] = st.fn
+                emit(f"    F{j}({args})")
+            elif st.kind == "host":
+                ns[f"F{j}"] = st.fn
+                emit(f"    r = F{j}({args})")
+                for k, s in enumerate(st.outs):
+                    emit(f"    v{s} = r[{k}]")
+                    defined.add(s)
+            else:   # guard
+                ns[f"F{j}"], ns[f"V{j}"] = st.fn, st.value
+                emit(f"    if F{j}({args}) != V{j}: raise GuardMiss({j})")
+        outs = [ref(s) for s in self.out_slots]
+        if self.template is None:
+            emit(f"    return [{', '.join(outs)}]")
+        else:
+            ns["_W"] = Tensor._wrap
+            emit(f"    return {self._build(self.template, outs, ns)}")
+        from .dispatch import _check_results
+        ns["_check"] = _check_results
+        source = "\n".join(lines) + "\n"
+        code = compile(source, "<mscustom graph replay>", "exec")
+        exec(code, ns)
+        return source, ns["replay"]
+
+    def _build(self, tpl, outs, ns):
+        """The expression rebuilding the function's result from the output values (see graph.py)."""
+        kind = tpl[0]
+        if kind == "slot":
+            return f"_W({outs[tpl[1]]}, {tpl[2]!r})"
+        if kind == "obj":
+            name = f"C{len(ns)}"
+            ns[name] = tpl[1]
+            return name
+        if kind is dict:
+            items = []
+            for k, v in tpl[1]:
+                kname = f"C{len(ns)}"
+                ns[kname] = k
+                items.append(f"{kname}: {self._build(v, outs, ns)}")
+            return "{" + ", ".join(items) + "}"
+        items = [self._build(v, outs, ns) for v in tpl[1]]
+        if kind is tuple:
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        return "[" + ", ".join(items) + "]"
+
+    # ----------------------------------------------------------------- facts
+    def describe(self):
+        """A short account of the record: steps, dropped steps, kernel modes, arena size."""
+        modes = {}
+        for st in self.steps:
+            key = st.mode if st.kind == "kernel" else st.kind
+            modes[key] = modes.get(key, 0) + 1
+        return {"steps": len(self.steps), "dropped": self.dropped, "modes": modes,
+                "arena_bytes": self.arena_bytes, "fresh_outputs": len(self.fresh)}
+
+    def allocating_steps(self):
+        """The kernel steps that allocate their outputs on every replay (their ops lack an into kernel)."""
+        return [st for st in self.steps
+                if (st.kind == "kernel" and st.mode in ("alloc", "alloc_checked", "run"))
+                or (st.kind == "host" and st.outs)]

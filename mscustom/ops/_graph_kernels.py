@@ -1,0 +1,145 @@
+"""Kernels that write into given buffers, for graph-mode replays of the built-in ops.
+
+Eager calls use each built-in op's allocating NumPy kernel. A graph-mode
+replay (``_core/replay.py``) can do better when it owns the output memory:
+
+- ``FUfunc``: the op is exactly this NumPy ufunc on its inputs (no
+  attributes), so the replay calls ``ufunc(*inputs, out=buffer)``, one call
+  with no Python frame of ours in between;
+- ``FComputeInto``: ``fn(attrs, inputs, outputs)`` writes the op's outputs
+  into preallocated arrays of the inferred shapes and dtypes;
+- ``FView``: ``fn(attrs, inputs)`` returns a view instead of a copy (a
+  transpose); the replay uses it only when every reader of the value is a
+  NumPy kernel, which handles strided arrays (BLAS takes transposed operands).
+
+Each kernel here gives exactly the eager kernel's result (tests compare them).
+"""
+
+import numpy as np
+
+from .._core.registry import get_op
+
+__all__ = ["install"]
+
+_UFUNCS = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide, "neg": np.negative,
+    "square": np.square, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "matmul": np.matmul,
+    "maximum": np.maximum, "minimum": np.minimum, "tanh": np.tanh, "accumulate": np.add,
+    "equal": np.equal, "greater": np.greater, "less": np.less, "greater_equal": np.greater_equal,
+    "less_equal": np.less_equal, "not_equal": np.not_equal,
+}
+
+
+def _relu_into(attrs, ins, outs):
+    np.maximum(ins[0], 0, out=outs[0])
+
+
+def _relu_grad_into(attrs, ins, outs):
+    dy, x = ins
+    o = outs[0]
+    np.greater(x, 0, out=o)             # 1.0 where x > 0, else 0.0 (as eager's dy * (x > 0))
+    np.multiply(o, dy, out=o)
+
+
+_add_reduce = np.add.reduce
+
+
+def _reduce_sum_into(attrs, ins, outs):
+    o = outs[0]
+    _add_reduce(ins[0], attrs["axis"], o.dtype, o, attrs["keep_dims"])
+
+
+def _reduce_mean_into(attrs, ins, outs):
+    x, o = ins[0], outs[0]
+    if x.dtype.kind == "f" and x.size:  # what np.mean does: the sum, then a true division by the count
+        _add_reduce(x, attrs["axis"], None, o, attrs["keep_dims"])
+        np.true_divide(o, max(x.size // max(o.size, 1), 1), out=o)
+    else:
+        np.copyto(o, np.mean(x, axis=attrs["axis"], keepdims=attrs["keep_dims"], dtype=np.float64),
+                  casting="unsafe")
+
+
+def _copy_into(attrs, ins, outs):
+    np.copyto(outs[0], ins[0], casting="unsafe")
+
+
+def _broadcast_to_into(attrs, ins, outs):
+    outs[0][...] = ins[0]
+
+
+def _log_softmax_into(attrs, ins, outs):
+    x, o, axis = ins[0], outs[0], attrs["axis"]
+    if x.size == 0:
+        return
+    m = x.max(axis=axis, keepdims=True)
+    np.subtract(x, m, out=o)
+    np.exp(o, out=o)
+    s = np.log(o.sum(axis=axis, keepdims=True))
+    np.subtract(x, m, out=o)            # the shifted values again (no full-size temporary)
+    o -= s
+
+
+def _softmax_into(attrs, ins, outs):
+    x, o, axis = ins[0], outs[0], attrs["axis"]
+    if x.size == 0:
+        return
+    np.subtract(x, x.max(axis=axis, keepdims=True), out=o)
+    np.exp(o, out=o)
+    o /= o.sum(axis=axis, keepdims=True)
+
+
+_ARANGE = {}
+
+
+def _one_hot_into(attrs, ins, outs):
+    idx, o, depth = ins[0], outs[0], attrs["depth"]
+    axis = attrs["axis"]
+    if axis != -1 and axis != idx.ndim:
+        np.copyto(o, _one_hot_compute(attrs, ins))
+        return
+    ar = _ARANGE.get(depth)
+    if ar is None:
+        ar = _ARANGE[depth] = np.arange(depth)
+    np.equal(idx[..., None], ar, out=o, casting="unsafe")
+    on, off = attrs["on"], attrs["off"]
+    if on != 1 or off != 0:
+        o *= on - off
+        o += off
+
+
+def _matmul_into(attrs, ins, outs):
+    """``matmul`` with its ``transpose_a``/``transpose_b`` flags (transposed views, as the eager kernel)."""
+    x, y = ins
+    if attrs.get("transpose_a"):
+        x = np.swapaxes(x, -1, -2)
+    if attrs.get("transpose_b"):
+        y = np.swapaxes(y, -1, -2)
+    np.matmul(x, y, out=outs[0])
+
+
+def _transpose_view(attrs, ins):
+    return np.transpose(ins[0], attrs["perm"])
+
+
+def _one_hot_compute(attrs, ins):
+    return get_op("one_hot").attrs["FComputeAlloc<cpu>"](attrs, ins)
+
+
+_INTO = {
+    "relu": _relu_into, "relu_grad": _relu_grad_into, "reduce_sum": _reduce_sum_into,
+    "reduce_mean": _reduce_mean_into, "cast": _copy_into, "broadcast_to": _broadcast_to_into,
+    "log_softmax": _log_softmax_into, "softmax": _softmax_into, "one_hot": _one_hot_into,
+    "matmul": _matmul_into,
+}
+
+_VIEWS = {"transpose": _transpose_view}
+
+
+def install():
+    """Give the built-in ops their graph-mode kernels (called once when mscustom.ops is imported)."""
+    for name, ufunc in _UFUNCS.items():
+        get_op(name).attrs["FUfunc"] = ufunc
+    for name, fn in _INTO.items():
+        get_op(name).attrs["FComputeInto"] = fn
+    for name, fn in _VIEWS.items():
+        get_op(name).attrs["FView"] = fn
