@@ -183,3 +183,34 @@ def test_model_train_in_graph_mode_matches_eager():
     assert g_acc == e_acc
     for a, b in zip(g_params, e_params):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+
+
+def test_a_long_record_replays_without_name_clashes():
+    """A record with ~100 steps (LeNet forward+backward): generated names of steps and values never clash."""
+    import warnings
+
+    from mscustom.graph import GraphFallbackWarning
+
+    def run(mode):
+        ms.set_context(mode=mode)
+        ms.set_seed(0)
+        net = nn.SequentialCell(
+            nn.Conv2d(1, 6, 5, pad_mode="valid"), nn.BatchNorm2d(6), nn.ReLU(), nn.MaxPool2d(2, 2),
+            nn.Conv2d(6, 8, 3, pad_mode="valid", has_bias=True), nn.ReLU(), nn.MaxPool2d(2, 2), nn.Flatten(),
+            nn.Dense(32, 3))
+        net.set_train()
+        opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
+        loss_fn = nn.CrossEntropyLoss()
+        step = ms.value_and_grad(lambda a, b: loss_fn(net(a), b), None, opt.parameters)
+        losses = []
+        for x, y in _batches((1, 16, 16), n=4):
+            loss, grads = step(x, y)
+            opt(grads)
+            losses.append(float(loss.asnumpy()))
+        return losses
+
+    eager = run(ms.PYNATIVE_MODE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GraphFallbackWarning)
+        graph = run(ms.GRAPH_MODE)
+    np.testing.assert_allclose(graph, eager, rtol=1e-5)

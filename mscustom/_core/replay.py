@@ -248,8 +248,8 @@ class Record:
                     emit(f"    v{s} = B{s}")
                 else:
                     a = cap.arrays[s]
-                    ns[f"SH{s}"], ns[f"DT{s}"] = a.shape, a.dtype
-                    emit(f"    v{s} = _empty(SH{s}, DT{s})")
+                    ns[f"ES{s}"], ns[f"ED{s}"] = a.shape, a.dtype      # (names per slot, not per step)
+                    emit(f"    v{s} = _empty(ES{s}, ED{s})")
                 defined.add(s)
                 names.append(f"v{s}")
             return names
