@@ -25,8 +25,8 @@ _MAX_KEYS = 1024
 
 def _key(attrs, in_shapes):
     """A hashable key of one dynamic-shape call (None when an attribute value cannot be hashed)."""
-    try:
-        key = (tuple(sorted(attrs.items())), tuple(tuple(s) for s in in_shapes))
+    try:        # (the marshaller builds attrs in one order per op: no sorting needed)
+        key = (tuple(attrs.items()), tuple(tuple(s) for s in in_shapes))
         hash(key)
     except TypeError:
         return None
