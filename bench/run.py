@@ -341,6 +341,45 @@ def bench_conv():
            t_np / 1000, "<= 1.5x by hand", t_ms <= 1.5 * t_np)
 
 
+# --------------------------------------------------------------------- dynamic shapes, scalar parameters
+def bench_dynamic():
+    import time
+    from mscustom import nn
+    from mscustom.ops.custom.hybrid import compile as hybrid_compile
+    from bench import dyn_kernels
+
+    x = ms.Tensor(np.ones(64, np.float32))
+    op = ops.Custom(dyn_kernels.scale_shift)
+    t0 = time.perf_counter()
+    op(x, 1.0)                                   # compiles for (float32 1-d, float64 scalar)
+    t_compile = (time.perf_counter() - t0) * 1e6
+    n_compiled = len(hybrid_compile._COMPILED)
+    values = iter(np.linspace(2.0, 3.0, 200000).tolist())
+    t_new = per_call_us(lambda: op(x, next(values)), number=200, repeat=5)
+    t_cached = per_call_us(lambda: op(x, 2.0), number=20000)
+    assert len(hybrid_compile._COMPILED) == n_compiled      # new values never recompiled
+    report("hybrid op(x, s), a new scalar value per call", t_new, "us", "first call (Numba compile)",
+           t_compile, "<= 5% of a compile", t_new <= 0.05 * t_compile)
+    report("hybrid op(x, s), the same scalar value", t_cached, "us", "a new value per call", t_new,
+           "< the new-value call", t_cached < t_new)
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.op = ops.Custom(lambda a: a * 2, out_shape=lambda s: s, out_dtype=lambda d: d,
+                                 func_type="pyfunc")
+
+        def construct(self, a):
+            return self.op(a)
+
+    plain, declared = Net(), Net()
+    declared.set_inputs(ms.Tensor(shape=[None], dtype=ms.float32))
+    t_plain = per_call_us(lambda: plain(x), number=20000)
+    t_decl = per_call_us(lambda: declared(x), number=20000)
+    report("Cell call with set_inputs([None]), (64,)", t_decl, "us", "the same Cell without set_inputs",
+           t_plain, "<= plain + 15 us", t_decl <= t_plain + 15)
+
+
 def bench_graph():
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import graph_bench
@@ -348,7 +387,8 @@ def bench_graph():
 
 
 BENCHES = {"builtin": bench_builtin, "custom": bench_custom_call, "bandwidth": bench_bandwidth,
-           "startup": bench_startup, "gpu": bench_gpu, "conv": bench_conv, "graph": bench_graph}
+           "startup": bench_startup, "gpu": bench_gpu, "conv": bench_conv, "graph": bench_graph,
+           "dynamic": bench_dynamic}
 
 
 def bench_mxexec():

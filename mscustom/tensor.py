@@ -56,9 +56,19 @@ class Tensor:
     __array_ufunc__ = _ufunc.array_ufunc      # NumPy ufuncs run as mscustom ops (taped)
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, format=None):
+        if input_data is None and (shape is not None or dtype is not None) and init is None and \
+                (shape is None or _has_unknown(shape)):
+            self._data = _NoData(shape, dtype)      # a placeholder: Tensor(shape=[None, 3], dtype=...)
+            self._format = DEFAULT_FORMAT if format is None else _check_format(format)
+            self._node = None
+            self._oidx = 0
+            return
         if input_data is None and shape is not None:
             np_dtype = _dt.to_numpy(dtype if dtype is not None else _dt.float32)
             shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            if _has_unknown(shape):
+                raise ValueError(f"Tensor: init={init!r} cannot fill a shape with unknown dimensions "
+                                 f"{[-1 if d is None else d for d in shape]}; leave init=None for a placeholder")
             if init is None or init == "zeros":
                 input_data = np.zeros(shape, np_dtype)
             elif init == "ones":
@@ -83,15 +93,25 @@ class Tensor:
     # ----------------------------------------------------------------- properties
     @property
     def shape(self):
-        return self._data.shape
+        try:
+            return self._data.shape
+        except PlaceholderError:
+            return self._data.declared_shape()     # -1 per unknown dimension, (-2,) for unknown rank
 
     @property
     def dtype(self):
-        return _dt.from_numpy(self._data.dtype)
+        try:
+            return _dt.from_numpy(self._data.dtype)
+        except PlaceholderError:
+            return self._data.declared_dtype()
 
     @property
     def ndim(self):
-        return self._data.ndim
+        try:
+            return self._data.ndim
+        except PlaceholderError:
+            shape = self._data.declared_shape()
+            return -2 if shape == (-2,) else len(shape)
 
     @property
     def size(self):
@@ -112,16 +132,18 @@ class Tensor:
 
     def asnumpy(self):
         """The tensor's data as a NumPy array (shared with the tensor, as in MindSpore on CPU)."""
+        data = self._data
+        if type(data) is _NoData:
+            raise PlaceholderError(f"Tensor.asnumpy: {placeholder_message(data)}")
         if _STATE.capture is not None:
             _capture.host_read(self, "array")
-        return self._data
+        return data
 
     numpy = asnumpy
 
     def __array__(self, dtype=None, copy=None):
-        if _STATE.capture is not None:
-            _capture.host_read(self, "array")
-        return self._data if dtype is None else self._data.astype(dtype)
+        data = self.asnumpy()            # (a placeholder raises; a graph capture records the read)
+        return data if dtype is None else data.astype(dtype)
 
     def item(self):
         if self._data.size != 1:
@@ -148,12 +170,16 @@ class Tensor:
         """MindSpore's layout: ``Tensor(shape=[2], dtype=Float32, value= [1, 2])``, the value on its own
         lines from two dimensions up. Numbers are formatted by NumPy (MindSpore's C++ printer differs in
         digits)."""
+        if type(self._data) is _NoData:
+            return f"Tensor(shape={list(self.shape)}, dtype={_ms_dtype_name(self.dtype)}, value=<no data>)"
         body = np.array2string(self._data, separator=", ")
         sep = "\n" if self._data.ndim > 1 else " "
         return f"Tensor(shape={list(self.shape)}, dtype={_ms_dtype_name(self.dtype)}, value={sep}{body})"
 
     def __str__(self):
         """What ``print(tensor)`` shows in MindSpore: the values alone, as NumPy prints them."""
+        if type(self._data) is _NoData:
+            return repr(self)
         return str(self._data)
 
     def __len__(self):
@@ -378,6 +404,22 @@ class Parameter(Tensor):
     __str__ = __repr__
 
 
+class DynamicTensor(Tensor):
+    """A Tensor (real data, real ``.shape``) whose shape inference sees ``_seen`` instead.
+
+    Made by ``ops.ConvertToDynamic`` and by a Cell whose ``set_inputs`` declared
+    unknown dimensions (``mscustom/ops/_dynamic.py``): ``_seen`` holds -1 per
+    unknown dimension, or ``(-2,)`` for an unknown rank.
+    """
+
+    __slots__ = ("_seen",)
+
+
+def seen_shape(tensor):
+    """The shape inference sees for ``tensor``: its declared unknowns, or None when it is static."""
+    return tensor._seen if type(tensor) is DynamicTensor else None
+
+
 def _ms_dtype_name(dtype):
     """MindSpore's printed dtype name: ``Float32``, ``Int64``, ``UInt8``, ``Bool``."""
     name = dtype.name
@@ -400,6 +442,71 @@ class ParameterTuple(tuple):
             if not isinstance(p, Parameter):
                 raise TypeError(f"ParameterTuple: every element must be a Parameter, got {type(p).__name__}")
         return super().__new__(cls, params)
+
+
+class PlaceholderError(AttributeError):
+    """The data of a placeholder Tensor was used (an AttributeError, so attribute probes see no data)."""
+
+
+class _NoData:
+    """The ``_data`` of a placeholder Tensor: ``Tensor(shape=[None, 3], dtype=ms.float32)``.
+
+    A placeholder describes an input signature (``Cell.set_inputs``) and has
+    no values: reading anything from it raises ``PlaceholderError``, which the
+    dispatcher reports naming the op (``placeholder_message``).
+    """
+
+    __slots__ = ("_shape", "_dtype")
+
+    def __init__(self, shape, dtype):
+        if dtype is None:
+            raise TypeError("Tensor: a tensor without data (input_data=None) needs a dtype, e.g. "
+                            "Tensor(shape=[None, 3], dtype=ms.float32)")
+        np_dtype = _dt.to_numpy(dtype)
+        if shape is None:
+            dims = (-2,)                      # unknown rank, as MindSpore reports it
+        else:
+            dims = (shape,) if isinstance(shape, int) or shape is None else tuple(shape)
+            for d in dims:
+                if d is not None and (isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < -1):
+                    raise TypeError(f"Tensor: shape entries must be non-negative ints or None (unknown), "
+                                    f"got {list(dims)}")
+            dims = tuple(-1 if d is None else int(d) for d in dims)
+        object.__setattr__(self, "_shape", dims)
+        object.__setattr__(self, "_dtype", np_dtype)
+
+    def declared_shape(self):
+        return object.__getattribute__(self, "_shape")
+
+    def declared_dtype(self):
+        return _dt.from_numpy(object.__getattribute__(self, "_dtype"))
+
+    def __getattribute__(self, name):
+        if name in ("declared_shape", "declared_dtype", "__class__", "__reduce_ex__", "__reduce__"):
+            return object.__getattribute__(self, name)
+        raise PlaceholderError(placeholder_message(self))
+
+    def __array__(self, *args, **kwargs):
+        raise PlaceholderError(placeholder_message(self))
+
+
+def placeholder_message(data):
+    """Why a placeholder cannot be used as data (``data`` is its ``_NoData``)."""
+    shape = list(data.declared_shape())
+    return (f"Tensor(shape={shape}, dtype={_ms_dtype_name(data.declared_dtype())}) is a placeholder without "
+            "data (it only declares a signature, e.g. for Cell.set_inputs); give a Tensor with values")
+
+
+def is_placeholder(tensor):
+    """True for ``Tensor(shape=[None, ...], dtype=...)`` and ``Tensor(shape=None, dtype=...)``: no data."""
+    return isinstance(tensor, Tensor) and type(tensor._data) is _NoData
+
+
+def _has_unknown(shape):
+    """A shape with an unknown (None, or MindSpore's -1) dimension."""
+    if isinstance(shape, (tuple, list)):
+        return any(d is None or (type(d) is int and d == -1) for d in shape)
+    return False
 
 
 def _check_format(fmt):

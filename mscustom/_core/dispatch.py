@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import context as _context
 from .. import dtype as _dt
-from ..tensor import Tensor, as_tensor
+from ..tensor import PlaceholderError, Tensor, as_tensor, is_placeholder, placeholder_message
 from .kernel import Signature, convert_layout, permute_shape, select_kernel
 from .tape import STATE as _STATE, on_tape as _on_tape, record as _record
 
@@ -262,9 +262,11 @@ def convert_args(op, args, name=None):
 
 def _raise_not_tensor(op, args):
     for i, a in enumerate(args):
-        if not isinstance(a, Tensor):
+        if not isinstance(a, Tensor) or is_placeholder(a):
             names = op.arg_names()
             label = f"input '{names[i]}'" if i < len(names) else f"input {i}"
+            if isinstance(a, Tensor):
+                raise PlaceholderError(f"op '{op.name}': {label}: {placeholder_message(a._data)}")
             raise TypeError(f"op '{op.name}': {label} must be a Tensor, got {type(a).__name__}")
     raise TypeError(f"op '{op.name}': inputs must be Tensors")
 
@@ -336,15 +338,33 @@ def _make_plan(op, args, attrs):
     return plan
 
 
-def _as_shape(op, value, what):
+def _as_shape(op, value, what, entry=None):
+    """``value`` as a shape tuple. -1 (a size only the kernel knows, in a dynamic-shape call; ``(-2,)``: any
+    rank) is accepted for a kernel that returns its outputs (``entry.allocates``), whose result is then
+    checked against the known dimensions only."""
     try:
         shape = tuple(int(v) for v in value)
-        bad = any(not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0 for v in value)
+        bad = any(not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < -2 for v in value)
     except TypeError:
         bad = True
+    if not bad and any(d < 0 for d in shape):
+        if shape != (-2,) and -2 in shape:
+            bad = True
+        elif entry is None or not entry.allocates:
+            raise ValueError(f"op '{op.name}': {what} is {list(shape)}, with dimensions known only once the "
+                             f"kernel has run; its kernel ({entry.kind if entry else 'builtin'}) writes into "
+                             "preallocated outputs, so the shape rule must give every dimension from the "
+                             "inputs' real shapes (or use a kernel that returns its outputs, such as pyfunc)")
     if bad:
         raise TypeError(f"op '{op.name}': {what} must be a list of non-negative ints, got {value!r}")
     return shape
+
+
+def _fits(actual, inferred):
+    """A result's shape against an inferred one with unknown (-1) dimensions or rank (-2)."""
+    if inferred == (-2,):
+        return True
+    return len(actual) == len(inferred) and all(i < 0 or a == i for a, i in zip(actual, inferred))
 
 
 def _infer(op, attrs, in_shapes, in_dtypes, entry):
@@ -360,7 +380,7 @@ def _infer(op, attrs, in_shapes, in_dtypes, entry):
         if len(out_shapes) != n_out:
             raise ValueError(f"op '{op.name}': shape inference gave {len(out_shapes)} output shape(s), "
                              f"the op has {n_out} output(s)")
-        out_shapes = [_as_shape(op, s, f"output {j} shape") for j, s in enumerate(out_shapes)]
+        out_shapes = [_as_shape(op, s, f"output {j} shape", entry) for j, s in enumerate(out_shapes)]
     elif in_shapes:
         out_shapes = [tuple(in_shapes[0])] * n_out
     else:
@@ -406,7 +426,7 @@ def _check_results(op, plan, res):
                                 f"got {type(r).__name__}")
         if plan.out_shapes is not None:
             shape, dtype = plan.out_shapes[j], plan.out_dtypes[j]
-            if r.shape != shape:
+            if r.shape != shape and not _fits(r.shape, shape):
                 raise ValueError(f"op '{op.name}': output {j} has shape {list(r.shape)}, "
                                  f"but the op's shape inference says {list(shape)}")
             if r.dtype != dtype:

@@ -31,6 +31,7 @@ from collections import OrderedDict
 from .. import context as _context
 from .. import graph as _graph
 from ..tensor import Parameter
+from . import _signature
 
 _settings = _context._settings
 _GRAPH_MODE = _context.GRAPH_MODE
@@ -62,10 +63,36 @@ class Cell:
         raise NotImplementedError(f"Cell '{type(self).__name__}' does not define construct(); "
                                   "subclasses of nn.Cell must define it")
 
+    _input_signature = None          # set by set_inputs (nn/_signature.py)
+
     def __call__(self, *args, **kwargs):
+        if self._input_signature is not None:
+            args = _signature.check_inputs(self, args, self._input_signature)
         if _settings["mode"] == _GRAPH_MODE:
             return _graph.cell_call(self, args, kwargs)      # captured once, replayed after
         return self.construct(*args, **kwargs)
+
+    def set_inputs(self, *inputs):
+        """Declare the network's input signature, as MindSpore's ``Cell.set_inputs`` does.
+
+        ``inputs``: one per ``construct`` argument; a placeholder such as
+        ``Tensor(shape=[None, 3], dtype=ms.float32)`` declares an unknown
+        dimension (``Tensor(shape=None, dtype=...)``: an unknown rank), a real
+        Tensor its exact shape. Later calls must match (number of inputs, rank,
+        dtype, fixed dimensions); inside the network, ``ops.Custom`` shape
+        inference sees the unknown dimensions as -1.
+
+        Example::
+
+            net.set_inputs(ms.Tensor(shape=[None, 3], dtype=ms.float32))
+            net(ms.Tensor(np.ones((5, 3), np.float32)))      # any batch size
+        """
+        self.__dict__["_input_signature"] = _signature.declare(type(self).__name__, inputs)
+
+    def get_inputs(self):
+        """The inputs given to ``set_inputs`` (a tuple), or None when none were declared."""
+        sig = self._input_signature
+        return None if sig is None else sig.inputs
 
     # ------------------------------------------------------------------ registration
     def __setattr__(self, name, value):

@@ -9,6 +9,7 @@ from .operations import Primitive, PrimitiveWithInfer, PrimitiveWithCheck, prim_
 from .custom import Custom, CustomRegOp, DataType, custom_info_register, custom_op_report, custom_op_usage
 
 from .custom.hybrid import kernel, ms_kernel
+from ._dynamic import ConvertToDynamic
 
 # layers' ops (convolution, pooling, normalization, activations, random, creation)
 from ._conv_ops import conv1d, conv2d, conv2d_transpose

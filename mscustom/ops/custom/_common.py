@@ -7,9 +7,10 @@ values travel as ``attrs[name]``.  These helpers turn that back into what the
 user's kernel expects.
 """
 
-__all__ = ["ResultError", "interleave", "attr_values", "call_args", "TEMPLATE_KEY", "POSATTR_KEY"]
+__all__ = ["ResultError", "interleave", "attr_values", "call_args", "TEMPLATE_KEY", "POSATTR_KEY", "DYNAMIC_KEY"]
 
 TEMPLATE_KEY = "__template__"
+DYNAMIC_KEY = "__dynamic__"     # per tensor input: the shape inference sees (-1s, or (-2,)), or None if static
 
 
 class ResultError(TypeError):

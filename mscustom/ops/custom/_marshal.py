@@ -17,7 +17,7 @@ argument and what is accepted.
 import numpy as np
 
 from ... import dtype as _dt
-from ...tensor import Tensor
+from ...tensor import DynamicTensor, Tensor, seen_shape
 from . import _common
 from .reginfo import INT64_RANGE as _I64
 from .reginfo import coerce_attr
@@ -55,7 +55,7 @@ class Marshal:
     def bind(self, args, kwargs):
         """``(tensors, attrs)`` for ``op(*args, **kwargs)``."""
         args, positional = self._split(args)
-        tensors, template, scalars = [], [], False
+        tensors, template, scalars, dynamic = [], [], False, False
         for pos, a in enumerate(args):
             kind = type(a)
             if kind is Tensor:
@@ -67,6 +67,7 @@ class Marshal:
             elif isinstance(a, Tensor):
                 tensors.append(a)
                 template.append(None)
+                dynamic = dynamic or type(a) is DynamicTensor
             elif isinstance(a, np.ndarray):
                 tensors.append(self._array_input(a, pos))
                 template.append(None)
@@ -74,6 +75,9 @@ class Marshal:
                 template.append(self._scalar_input(a, pos))
                 scalars = True
         attrs = self._attrs(tuple(template) if scalars else None, positional, kwargs)
+        if dynamic:                         # inference is shown the unknown dimensions (and keys the plan)
+            attrs = dict(attrs)
+            attrs[_common.DYNAMIC_KEY] = tuple(seen_shape(t) for t in tensors)
         return tuple(tensors), attrs
 
     def _split(self, args):

@@ -13,7 +13,7 @@ import weakref
 import numpy as np
 
 from ... import dtype as _dt
-from . import _common
+from . import _common, _dynshape
 from .rules import check_concrete, result_structure
 
 __all__ = ["count_outputs", "install_rules", "is_placeholder", "placeholder_func", "resolve_structure",
@@ -97,8 +97,13 @@ def install_kind_shape_rule(op, kind, func, attr_specs, op_name):
     rule = make_rule(func, op_name=op_name)
     op_ref = weakref.ref(op)
 
+    def evaluate(attrs, in_shapes):
+        return rule(attrs, in_shapes, attr_specs, op_ref().num_outputs)
+
     def infer_shape(attrs, in_shapes):
-        return in_shapes, rule(attrs, in_shapes, attr_specs, op_ref().num_outputs)
+        if attrs and _common.DYNAMIC_KEY in attrs:
+            return in_shapes, _dynshape.infer(op_ref(), op_name, evaluate, attrs, in_shapes)
+        return in_shapes, evaluate(attrs, in_shapes)
     op.set_attr("FInferShape", infer_shape)
 
 
@@ -106,9 +111,13 @@ def install_rules(op, shape_rule, dtype_rule, op_name):
     """FInferShape / FInferType on ``op`` from the user's rules (each receives the call's arguments)."""
     call_args = _common.call_args
     if shape_rule.kind != "none":
+        def evaluate(attrs, in_shapes):
+            return shape_rule.evaluate(call_args(attrs, in_shapes), op.num_outputs)
+
         def infer_shape(attrs, in_shapes):
-            out = shape_rule.evaluate(call_args(attrs, in_shapes), op.num_outputs)
-            return in_shapes, check_concrete(op_name, in_shapes, out)
+            if attrs and _common.DYNAMIC_KEY in attrs:
+                return in_shapes, _dynshape.infer(op, op_name, evaluate, attrs, in_shapes)
+            return in_shapes, check_concrete(op_name, in_shapes, evaluate(attrs, in_shapes))
         op.set_attr("FInferShape", infer_shape)
     if dtype_rule.kind != "none":
         def infer_type(attrs, in_dtypes):

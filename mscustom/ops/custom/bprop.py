@@ -46,6 +46,9 @@ def make_fgradient(op_name, func_type, bprop):
     call_args = _common.call_args
     bname = getattr(bprop, "__name__", type(bprop).__name__)
 
+    # a derived bprop (hybrid) may ask for the call's attributes too: its kernel takes them as parameters
+    kw = (lambda attrs: {"attrs": attrs}) if getattr(bprop, "takes_attrs", False) else (lambda attrs: {})
+
     def fgradient(inputs, outputs, ograds, attrs):
         if _capture.active() is None:
             return _fgradient(inputs, outputs, ograds, attrs)
@@ -59,9 +62,9 @@ def make_fgradient(op_name, func_type, bprop):
         args = call_args(attrs, inputs)
         try:
             if len(outputs) == 1:
-                res = bprop(*args, outputs[0], ograds[0])
+                res = bprop(*args, outputs[0], ograds[0], **kw(attrs))
             else:
-                res = bprop(*args, tuple(outputs), tuple(ograds))
+                res = bprop(*args, tuple(outputs), tuple(ograds), **kw(attrs))
         except CustomBpropError:
             raise
         except Exception as exc:

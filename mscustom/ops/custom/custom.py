@@ -24,7 +24,9 @@ decides; without rules, the reg info's outputs (one output if none).
 Targets: a kernel whose reg info names a target is registered for it. Without
 one, the kind's ``default_targets`` apply (pyfunc and jit: CPU and GPU), or,
 for a kind without defaults (aot), the device target current when the op is
-made (as MindSpore does: a compiled library is built for one device).
+made (as MindSpore does: a compiled library is built for one device). When
+the reg infos name exactly one of CPU/GPU, the op runs there whatever the
+device target (``_pin``).
 """
 
 import threading
@@ -36,7 +38,8 @@ from ... import dtype as _dt
 from ..._core import dispatch as _dispatch
 from ..._core.opdef import OpDef
 from ...tensor import Tensor
-from . import _arity, _outputs, _validate, report
+from . import _arity, _dynshape, _outputs, _pin, _validate, report
+from ._common import DYNAMIC_KEY as _DYNAMIC
 from . import _registered  # noqa: F401  (the built-in kernel kinds)
 from . import bprop as _bprop
 from ._marshal import Marshal
@@ -151,6 +154,7 @@ class Custom:
                     rows=(info.rows or None) if info else None,
                     attr_specs=list(info.attrs) if info else [], n_out=self._op.num_outputs,
                     options=dict(options)))
+        _pin.pin_kernels(self._op, self._sources, _context.TARGETS)    # one target named: run there
         # kernels restricted to rows first, catch-all kernels (rows=None) last
         self._op.kernels.sort(key=lambda k: k.rows is None)
         self._op.plans.clear()
@@ -181,7 +185,7 @@ class Custom:
     @property
     def kernels(self):
         """The KernelEntry objects of this op, in selection order."""
-        return list(self._op.kernels)
+        return _pin.own_kernels(self._op)
 
     @property
     def reg_info(self):
@@ -224,7 +228,7 @@ class Custom:
         return report.kernel_stats(self)
 
     def __repr__(self):
-        kernels = ", ".join(k.name for k in self._op.kernels)
+        kernels = ", ".join(k.name for k in _pin.own_kernels(self._op))
         return (f"Custom(name={self.name!r}, func_type={self.func_type!r}, outputs={self._op.num_outputs}, "
                 f"kernels=[{kernels}])")
 
@@ -251,6 +255,8 @@ class Custom:
         else:
             tensors, attrs = self._marshal.bind(args, kwargs)
         res = _call(self._op, tensors, attrs)
+        if attrs is not self._fast_attrs and _DYNAMIC in attrs:    # outputs stay dynamic where inferred so
+            res = _dynshape.mark_outputs(self._op, attrs, tensors, res)
         return res if self._wrap is None else self._wrapped(res)
 
     def _update_fast_path(self):

@@ -26,6 +26,7 @@ import numpy as np
 from ...tensor import Tensor
 from . import _common
 from ._arity import function_arity
+from .reginfo import LIST2D_TYPES, as_python_list
 from .kind import make_entry, register_kind
 
 __all__ = ["PyfuncKind", "make_kernel"]
@@ -158,6 +159,8 @@ class _Runner:
             return run
 
         interleave, names = _common.interleave, [s.name for s in specs]
+        # 2-D list attributes reach the function as Python lists of lists (1-D lists stay tuples)
+        lists = [s.name for s in specs if s.value_type in LIST2D_TYPES]
 
         def run(attrs, arrays):
             given = arrays
@@ -167,6 +170,8 @@ class _Runner:
                     given[i] = given[i].item()
             args = interleave(attrs.get(_common.TEMPLATE_KEY), given)
             kwargs = dict(zip(names, _common.attr_values(attrs, specs))) if names else {}
+            for name in lists:
+                kwargs[name] = as_python_list(kwargs[name])
             try:
                 res = func(*args, **kwargs)
             except Exception as exc:

@@ -23,10 +23,13 @@ from dataclasses import dataclass, field
 from ... import dtype as _dt
 
 __all__ = ["CustomRegOp", "DataType", "custom_info_register", "parse_reg_info", "RegInfo", "AttrSpec",
-           "TARGETS", "VALUE_TYPES", "FORMATS"]
+           "TARGETS", "VALUE_TYPES", "LIST_TYPES", "LIST2D_TYPES", "FORMATS", "as_python_list"]
 
 TARGETS = ("CPU", "GPU", "Ascend")
-VALUE_TYPES = ("int", "float", "bool", "str", "listInt", "listFloat", "listBool", "listStr", "all")
+VALUE_TYPES = ("int", "float", "bool", "str", "listInt", "listFloat", "listBool", "listStr", "listListInt",
+               "listListFloat", "all")
+LIST_TYPES = ("listInt", "listFloat", "listBool", "listStr")
+LIST2D_TYPES = ("listListInt", "listListFloat")
 INT64_RANGE = (-(1 << 63), (1 << 63) - 1)
 FORMATS = ("DefaultFormat", "NCHW", "NHWC", "ND")
 PARAM_TYPES = ("required", "optional", "dynamic")
@@ -140,8 +143,10 @@ class CustomRegOp:
         """Declare an attribute; ``value=`` (MindSpore) fixes its value for this op.
 
         ``value_type``: "int", "float", "bool", "str", "listInt", "listFloat",
-        "listBool", "listStr" (values are converted to that type) or any other
-        string such as "all" (values are passed exactly as given). Attributes
+        "listBool", "listStr", the 2-D "listListInt" and "listListFloat" (values
+        are converted to that type; a list's default may be written "1,2,3", as
+        MindSpore documents) or any other string such as "all" (values are
+        passed exactly as given). Attributes
         without ``value=`` are bound, in declaration order, to the positional
         call arguments that follow the tensor inputs (``op(x, y, 0.7)``).
         """
@@ -353,13 +358,20 @@ def coerce_attr(value, value_type):
         if "\0" in value:
             raise ValueError("a str attribute cannot contain a NUL character")
         return value
-    if value_type in ("listInt", "listFloat", "listBool", "listStr"):
+    if value_type in LIST_TYPES:
         if isinstance(value, str):
-            value = json.loads(value)
+            value = _list_text(value, value_type)
         if not isinstance(value, (list, tuple)):
             raise TypeError(f"expected a list, got {type(value).__name__}")
         one = value_type[4:].lower()
         return tuple(coerce_attr(v, one) for v in value)
+    if value_type in LIST2D_TYPES:
+        if isinstance(value, str):
+            value = json.loads(value)
+        if not isinstance(value, (list, tuple)) or not all(isinstance(r, (list, tuple)) for r in value):
+            raise TypeError(f"expected a list of lists, got {_kind_of(value)}")
+        row_type = value_type[4:6].lower() + value_type[6:]        # listListInt -> listInt
+        return tuple(coerce_attr(r, row_type) for r in value)
     if value_type == "bool":
         if isinstance(value, str) and value.lower() in ("true", "false"):
             return value.lower() == "true"
@@ -387,3 +399,27 @@ def coerce_attr(value, value_type):
         return float(value)
     except OverflowError:
         raise ValueError(f"{value!r} does not fit a float") from None
+
+
+def _list_text(text, value_type):
+    """A list attribute written as text: JSON (``"[1, 2]"``) or MindSpore's comma-separated ``"1,2,3"``."""
+    text = text.strip()
+    if text.startswith("["):
+        return json.loads(text)
+    if value_type == "listStr":
+        return [t.strip() for t in text.split(",")] if text else []
+    return [json.loads(t) for t in text.split(",")] if text else []
+
+
+def _kind_of(value):
+    if isinstance(value, (list, tuple)):
+        inner = sorted({type(v).__name__ for v in value})
+        return f"a {type(value).__name__} of {', '.join(inner) or 'nothing'}"
+    return type(value).__name__
+
+
+def as_python_list(value):
+    """A list attribute as Python lists (of lists), the way a pyfunc receives it (stored as tuples)."""
+    if isinstance(value, tuple):
+        return [as_python_list(v) for v in value]
+    return value

@@ -10,6 +10,8 @@ import itertools
 import weakref
 from collections import namedtuple
 
+from ._pin import own_kernels
+
 __all__ = ["custom_op_report", "custom_op_usage", "KernelStat", "OpKernelStat", "track", "live_ops"]
 
 KernelStat = namedtuple("KernelStat", "kind kernel calls seconds")
@@ -37,9 +39,14 @@ def live_ops():
     return [op for op in ops if op is not None]
 
 
+def _own_kernels(op):
+    """``op``'s kernels, without the entries that stand for a pinned kernel on other targets (``_pin``)."""
+    return own_kernels(op.op)
+
+
 def kernel_stats(op):
     """One ``KernelStat(kind, kernel, calls, seconds)`` per kernel of ``op`` (a Custom)."""
-    return [KernelStat(k.kind, k.name, k.stats["calls"], k.stats["seconds"]) for k in op.op.kernels]
+    return [KernelStat(k.kind, k.name, k.stats["calls"], k.stats["seconds"]) for k in _own_kernels(op)]
 
 
 def _format_rows(rows, format):
@@ -94,14 +101,14 @@ class custom_op_usage:
     def __enter__(self):
         # strong references to the entries, so an id cannot be reused within the block
         self._start = {id(k): (k, k.stats["calls"], k.stats["seconds"])
-                       for op in live_ops() for k in op.op.kernels}
+                       for op in live_ops() for k in _own_kernels(op)}
         self._rows = None
         return self
 
     def __exit__(self, *exc):
         rows = []
         for op in live_ops():
-            for k in op.op.kernels:
+            for k in _own_kernels(op):
                 _, calls, seconds = self._start.get(id(k), (k, 0, 0.0))
                 if k.stats["calls"] > calls:
                     rows.append(OpKernelStat(op.name, k.kind, k.name, k.stats["calls"] - calls,

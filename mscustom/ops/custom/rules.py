@@ -41,12 +41,14 @@ def is_shape(value):
     return True
 
 
-def check_concrete(op_name, in_shapes, out_shapes):
+def check_concrete(op_name, in_shapes, out_shapes, unknown_ok=False):
     """Output shapes for known input shapes must be known, and of a size that can be allocated.
 
-    -1/-2 in an output shape are accepted only when an input shape has them too.
+    -1/-2 in an output shape are accepted only when an input shape has them
+    too, or with ``unknown_ok`` (the real-shape inference of a dynamic-shape
+    call: a size known only once the kernel has run).
     """
-    dynamic = any(d < 0 for s in in_shapes for d in s)
+    dynamic = unknown_ok or any(d < 0 for s in in_shapes for d in s)
     for j, shape in enumerate(out_shapes):
         if any(d < 0 for d in shape):
             if dynamic:

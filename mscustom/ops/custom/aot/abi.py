@@ -141,6 +141,11 @@ def attrs_struct(ffi, specs, values, keep, op_name):
         keep.append(name)
         item.name = name
         kind = _ATTR_KIND.get(getattr(spec, "value_type", None))
+        if kind is None and (getattr(spec, "value_type", None) in ("listListInt", "listListFloat") or
+                             (isinstance(value, (list, tuple)) and any(isinstance(v, (list, tuple)) for v in value))):
+            raise TypeError(f"op '{op_name}': attribute '{spec.name}' is a 2-D list, which the C attribute "
+                            f"struct (MsAttrs, mscustom_aot.h) cannot carry; read it from a C++ kernel built "
+                            f"against custom_aot_extra.h: extra->Attr<std::vector<std::vector<int64_t>>>(name)")
         if kind is None:
             kind = _kind_of(value)
         item.kind = kind

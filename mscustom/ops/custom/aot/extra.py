@@ -78,7 +78,7 @@ def shim(cxx11_abi, op_name):
 def _classify(value, declared):
     """``(kind, payload)`` of an attribute value for the AotExtra, from its declared type or its value."""
     kind = {"bool": "bool", "int": "int", "float": "float", "str": "str", "listInt": "ints",
-            "listFloat": "floats"}.get(declared)
+            "listFloat": "floats", "listListInt": "ints2d", "listListFloat": "floats2d"}.get(declared)
     if kind is not None:
         return kind, value
     if isinstance(value, (bool, np.bool_)):
@@ -197,8 +197,9 @@ def infer_shapes(opened, op_name, in_shapes, specs, values, n_out):
     if len(results) != n_out:
         raise ValueError(f"op '{op_name}': '{name}' returned {len(results)} shape(s), the op has {n_out} "
                          f"output(s)")
+    inputs_known = all(d >= 0 for s in in_shapes for d in s)
     for j, s in enumerate(results):
-        if any(d < 0 for d in s):
+        if inputs_known and any(d < 0 for d in s):
             raise ValueError(f"op '{op_name}': '{name}' gave output {j} the shape {s}, with unknown (-1/-2) "
                              "dimensions; it must give every dimension when the inputs' shapes are known")
     return results

@@ -36,6 +36,7 @@ import numpy as np
 from .check import analyse_source
 from .dsl import CASTS, HybridFunction, RUNTIME
 from .lower import loop_bounds, loop_step, lower
+from .scalars import is_scalar_value, kernel_params
 
 __all__ = ["gradient_source", "make_bprop", "HybridGradError"]
 
@@ -57,11 +58,12 @@ def _names(node):
 
 
 class _Grad:
-    def __init__(self, info, meta, op_name):
+    def __init__(self, info, meta, op_name, scalar_args=()):
         self.info, self.meta, self.op_name = info, meta, op_name
         self.counter = itertools.count()
-        self.inputs = set(info.args)
-        self.tensors = set(info.args) | set(info.decls)
+        self.scalar_args = set(scalar_args)     # parameters given scalars: constants here, no gradient
+        self.inputs = set(info.args) - self.scalar_args
+        self.tensors = self.inputs | set(info.decls)
         self.loop_vars = set()
         self.scalar_home = {}            # scalar -> id of the block (list) that declares it
         self.top_scalars = set()
@@ -91,7 +93,8 @@ class _Grad:
         return _u(node)
 
     def scalar(self, name):
-        return name not in self.tensors and name not in self.loop_vars and name not in RUNTIME
+        return name not in self.tensors and name not in self.loop_vars and name not in RUNTIME and \
+            name not in self.scalar_args
 
     # ------------------------------------------------------------ derivatives
     def walk(self, e, seed, out):
@@ -366,7 +369,8 @@ class _Grad:
         dys = [f"_dy_{n}" for n in outs]
         lines = [f"def {info.name}_grad({', '.join(list(info.args) + ys + dys)}):"]
         add = lambda text: lines.append("    " + text)      # noqa: E731
-        for a in info.args:
+        grads = [a for a in info.args if a not in self.scalar_args]
+        for a in grads:
             add(f"_dx_{a} = output_tensor({a}.shape, {a}.dtype)")
         for s in body:
             for line in self.forward_lines(s):
@@ -381,7 +385,7 @@ class _Grad:
         rev, needs = self.rev_block(body, True)
         for line in rev:
             add(line)
-        add(f"return {', '.join(f'_dx_{a}' for a in info.args)}")
+        add(f"return {', '.join(f'_dx_{a}' for a in grads)}")
         return "\n".join(lines) + "\n"
 
     def _homes(self, stmts):
@@ -398,9 +402,9 @@ class _Grad:
                 self._homes(s.orelse)
 
 
-def gradient_source(info, meta, op_name=None):
+def gradient_source(info, meta, op_name=None, scalar_args=()):
     """DSL text of the gradient kernel of ``info`` for one signature (``meta`` from ``shapes.tensor_meta``)."""
-    return _Grad(info, meta, op_name or info.name).source()
+    return _Grad(info, meta, op_name or info.name, scalar_args).source()
 
 
 def _grad_function(info, source):
@@ -420,24 +424,29 @@ def make_bprop(func, op_name):
     from ..custom import Custom
     from .shapes import tensor_meta
     info = func.info
-    n_in, n_out = len(info.args), len(info.returns)
+    n_out = len(info.returns)
     ops_by_key = {}
 
-    def bprop(*args):
-        inputs = args[:n_in]
-        out, dout = args[n_in], args[n_in + 1]
+    def bprop(*args, attrs=None):
+        out, dout = args[-2], args[-1]
+        inputs = kernel_params(info, args[:-2], attrs, op_name)
         outs = list(out) if n_out > 1 else [out]
         douts = list(dout) if n_out > 1 else [dout]
-        shapes = [tuple(x.shape) for x in inputs]
-        dtypes = [np.dtype(x._data.dtype) for x in inputs]
-        key = tuple((len(s), d.name) for s, d in zip(shapes, dtypes))
+        scalars = {a for a, x in zip(info.args, inputs) if is_scalar_value(x)}
+        shapes = [None if a in scalars else tuple(x.shape) for a, x in zip(info.args, inputs)]
+        dtypes = [None if a in scalars else np.dtype(x._data.dtype) for a, x in zip(info.args, inputs)]
+        key = tuple((type(x).__name__,) if a in scalars else (len(s), d.name)
+                    for a, x, s, d in zip(info.args, inputs, shapes, dtypes))
         op = ops_by_key.get(key)
         if op is None:
-            meta = tensor_meta(info, shapes, dtypes)
-            hf = _grad_function(info, _Grad(info, meta, op_name).source())
+            meta = tensor_meta(info, shapes, dtypes, scalars)
+            hf = _grad_function(info, _Grad(info, meta, op_name, scalars).source())
             op = Custom(hf, func_type="hybrid", name=f"{op_name}_grad")
             ops_by_key[key] = op
         res = op(*inputs, *outs, *douts)
-        res = list(res) if isinstance(res, (tuple, list)) else [res]
-        return tuple(g if d.kind == "f" else None for g, d in zip(res, dtypes))
+        res = iter(list(res) if isinstance(res, (tuple, list)) else [res])
+        # one gradient per tensor input (scalars get none, as the Custom bprop contract asks)
+        return tuple(next(res) if d.kind == "f" else (next(res), None)[1]
+                     for a, d in zip(info.args, dtypes) if a not in scalars)
+    bprop.takes_attrs = True
     return bprop

@@ -26,12 +26,14 @@ from .check import analyse
 from .codegen import compute_dtype, cpu_source, gpu_stages
 from .compile import cpu_function, load_module, numba_array_types
 from .dsl import HybridFunction, is_hybrid
+from .scalars import call_template, check_scalar_use, numba_scalar_type, scalar_args
 from .shapes import tensor_meta
 
 __all__ = ["HybridKind", "make_kernel", "as_hybrid"]
 
 _perf = time.perf_counter
 _MAX_THREADS = 256
+_MAX_RUNNERS = 1024         # bound runners kept per kernel (one per shape signature and scalar types)
 
 
 def as_hybrid(func, op_name):
@@ -64,23 +66,46 @@ class HybridKind:
     def check(self, func, op_name, options):
         return as_hybrid(func, op_name)
 
+    def arity(self, func, attr_specs, n_out, pending):
+        """Call arguments: the kernel's parameters but those its reg-info attributes fill (free ones may
+        still be given positionally)."""
+        names = list(func.info.args)
+        bound = [n for n in names if any(s.name == n for s in attr_specs)]
+        n = len(names) - len(bound)
+        n_free = sum(1 for s in attr_specs if not s.fixed and s.name in bound)
+        return n, n + n_free, names[:n]
+
     def bind(self, func, *, op_name, target, attr_specs, n_out, options, sig):
+        # scalar values are read per call, so a runner serves every value of the same scalar types
+        template = call_template(func.info, sig.attrs, len(sig.in_shapes), op_name)
+        key = (op_name, target, tuple(map(tuple, sig.in_shapes)), tuple(np.dtype(d).str for d in sig.in_dtypes),
+               tuple(map(tuple, sig.out_shapes)), tuple(np.dtype(d).str for d in sig.out_dtypes),
+               None if template is None else tuple(None if v is None else type(v) for v in template))
+        bound = func.__dict__.setdefault("_runners", {})
+        runner = bound.get(key)
+        if runner is None:
+            if len(bound) >= _MAX_RUNNERS:
+                bound.clear()
+            runner = bound[key] = self._bind(func, op_name, target, sig, template)
+        return runner
+
+    def _bind(self, func, op_name, target, sig, template):
         info = func.info
-        template = (sig.attrs or {}).get(_common.TEMPLATE_KEY)
-        if template is not None and any(t is not None for t in template):
-            raise TypeError(f"op '{op_name}': hybrid kernel '{info.name}' takes tensors only, got a scalar "
-                            f"argument; pass it as a Tensor")
-        if attr_specs:
-            raise TypeError(f"op '{op_name}': hybrid kernels take no reg-info attributes "
-                            f"({[s.name for s in attr_specs]}); pass values as tensors")
-        if len(sig.in_shapes) != len(info.args):
+        given = len(template) if template is not None else len(sig.in_shapes)
+        if given != len(info.args):
             raise TypeError(f"op '{op_name}': hybrid kernel '{info.name}' takes {len(info.args)} input(s) "
-                            f"({', '.join(info.args)}), got {len(sig.in_shapes)}")
-        meta = tensor_meta(info, sig.in_shapes, [np.dtype(d) for d in sig.in_dtypes])
+                            f"({', '.join(info.args)}), got {given}")
+        scalars = scalar_args(info, template)
+        check_scalar_use(info, scalars, op_name)
+        layout = _common.interleave(template, list(range(len(sig.in_shapes))))
+        shapes = [sig.in_shapes[k] if type(k) is int and a not in scalars else None
+                  for a, k in zip(info.args, layout)]
+        dtypes = [np.dtype(sig.in_dtypes[k]) if a not in scalars else None for a, k in zip(info.args, layout)]
+        meta = tensor_meta(info, shapes, dtypes, scalars)
         _agree(op_name, info, meta, sig)
         if target == "GPU":
-            return _bind_gpu(func, info, meta, op_name, sig)
-        return _bind_cpu(func, info, meta, op_name, sig)
+            return _bind_gpu(func, info, meta, op_name, sig, scalars)
+        return _bind_cpu(func, info, meta, op_name, sig, scalars)
 
 
 def _agree(op_name, info, meta, sig):
@@ -100,22 +125,33 @@ def _fname(info, func):
     return f"hybrid_{info.name}"
 
 
-def _bind_cpu(func, info, meta, op_name, sig):
+def _bind_cpu(func, info, meta, op_name, sig, scalars):
     fname = _fname(info, func)
     source, parallel = cpu_source(info, meta, fname)
     source = f"# compile_attrs: {func.compile_attrs}\n" + source
     in_c = [compute_dtype(np.dtype(d).name) for d in sig.in_dtypes]
     out_c = [compute_dtype(np.dtype(d).name) for d in sig.out_dtypes]
-    argtypes = numba_array_types(list(sig.in_shapes) + list(sig.out_shapes), in_c + out_c)
+    arrays = iter(numba_array_types(list(sig.in_shapes), in_c))
+    in_types = tuple(numba_scalar_type(scalars[a]) if a in scalars else next(arrays) for a in info.args)
+    argtypes = in_types + numba_array_types(list(sig.out_shapes), out_c)
     try:
         fn = cpu_function(source, info.name, fname, parallel, argtypes)
     except Exception as exc:
         raise RuntimeError(f"op '{op_name}': hybrid kernel '{info.name}' ({info.filename}) failed to compile "
                            f"with Numba: {type(exc).__name__}: {exc}") from exc
-    return _cpu_runner(fn, info, op_name, sig, in_c, out_c)
+    return _cpu_runner(fn, info, op_name, sig, in_c, out_c, _with_scalars(info, scalars, sig, op_name))
 
 
-def _cpu_runner(fn, info, op_name, sig, in_c, out_c):
+def _with_scalars(info, scalars, sig, op_name):
+    """``args(attrs, inputs) -> kernel arguments``: this call's scalars put back among the tensor inputs
+    (None when the kernel takes none). The values are read per call: only their types were compiled."""
+    if not scalars:
+        return None
+    n, interleave = len(sig.in_shapes), _common.interleave
+    return lambda attrs, inputs: interleave(call_template(info, attrs, n, op_name), inputs)
+
+
+def _cpu_runner(fn, info, op_name, sig, in_c, out_c, with_scalars=None):
     inplace = info.inplace
     widen_in = [i for i, (d, c) in enumerate(zip(sig.in_dtypes, in_c)) if np.dtype(d).name != c]
     widen_out = [j for j, (d, c) in enumerate(zip(sig.out_dtypes, out_c)) if np.dtype(d).name != c]
@@ -134,7 +170,7 @@ def _cpu_runner(fn, info, op_name, sig, in_c, out_c):
             else:
                 o.fill(0)
         try:
-            fn(*ins, *outs)
+            fn(*(ins if with_scalars is None else with_scalars(attrs, ins)), *outs)
         except Exception as exc:
             raise RuntimeError(f"op '{op_name}': hybrid kernel '{info.name}' raised "
                                f"{type(exc).__name__}: {exc}") from exc
@@ -156,7 +192,7 @@ def _cuda(op_name, name):
     return cuda
 
 
-def _bind_gpu(func, info, meta, op_name, sig):
+def _bind_gpu(func, info, meta, op_name, sig, scalars):
     cuda = _cuda(op_name, info.name)
     fname = _fname(info, func)
     source, stages, temps = gpu_stages(info, meta, fname)
@@ -169,6 +205,7 @@ def _bind_gpu(func, info, meta, op_name, sig):
     out_c = [compute_dtype(np.dtype(d).name) for d in sig.out_dtypes]
     temp_meta = [(meta[t].shape, compute_dtype(meta[t].dtype)) for t in temps]
     inplace = info.inplace
+    with_scalars = _with_scalars(info, scalars, sig, op_name) or (lambda attrs, ins: ins)
 
     def run(attrs, inputs, req, outputs):
         try:
@@ -178,7 +215,7 @@ def _bind_gpu(func, info, meta, op_name, sig):
                 host = np.asarray(inputs[inplace[j]], dtype=c) if j in inplace else np.zeros(o.shape, c)
                 d_out.append(cuda.to_device(np.ascontiguousarray(host)))
             d_tmp = [cuda.to_device(np.zeros(s, d)) for s, d in temp_meta]
-            args = d_in + d_out + d_tmp
+            args = list(with_scalars(attrs, d_in)) + d_out + d_tmp
             for kern, extent in kernels:
                 n = int(extent(*args)) if extent is not None else 1
                 if n <= 0:

@@ -27,8 +27,8 @@ Meta = namedtuple("Meta", "shape dtype")
 class _Unknown:
     """A top-level scalar whose value depends on tensor data: usable in loops, not in a declaration."""
 
-    def __init__(self, name):
-        self.name = name
+    def __init__(self, name, why="whose value depends on tensor data"):
+        self.name, self.why = name, why
 
 
 def _env(meta, scalars):
@@ -43,7 +43,7 @@ def evaluate(info, node, meta, scalars=None, what="expression"):
     env = _env(meta, scalars or {})
     for n in ast.walk(node):
         if isinstance(n, ast.Name) and isinstance(env.get(n.id), _Unknown):
-            raise info.error(n, f"the {what} uses '{n.id}', whose value depends on tensor data; shapes "
+            raise info.error(n, f"the {what} uses '{n.id}', {env[n.id].why}; shapes "
                                 f"must follow from the input shapes")
     try:
         return eval(compile(ast.Expression(node), info.filename, "eval"), env)
@@ -73,17 +73,22 @@ def _dtype(info, node, meta, scalars):
         raise info.error(node, f"{ast.unparse(node)!r} gives {value!r}, which is not a dtype") from None
 
 
-def tensor_meta(info, in_shapes, in_dtypes):
+def tensor_meta(info, in_shapes, in_dtypes, scalar_args=()):
     """``{name: Meta}`` for the inputs and every declared tensor, for one input signature.
 
     ``in_shapes`` or ``in_dtypes`` may be None: that half is then left None
-    (shapes never depend on dtypes here, nor dtypes on shapes).
+    (shapes never depend on dtypes here, nor dtypes on shapes). They hold one
+    entry per parameter; the entries of ``scalar_args`` (names of parameters
+    given scalars) are ignored: scalars get no Meta, and a declaration using
+    one is refused (scalars are compiled by type, not by value).
     """
     n = len(info.args)
-    shapes = [tuple(int(v) for v in shp) for shp in in_shapes] if in_shapes is not None else [None] * n
-    dtypes = [np.dtype(d).name for d in in_dtypes] if in_dtypes is not None else [None] * n
-    meta = {a: Meta(shp, d) for a, shp, d in zip(info.args, shapes, dtypes)}
-    scalars = {}
+    shapes = [None if a in scalar_args else tuple(int(v) for v in shp)
+              for a, shp in zip(info.args, in_shapes)] if in_shapes is not None else [None] * n
+    dtypes = [None if a in scalar_args else np.dtype(d).name
+              for a, d in zip(info.args, in_dtypes)] if in_dtypes is not None else [None] * n
+    meta = {a: Meta(shp, d) for a, shp, d in zip(info.args, shapes, dtypes) if a not in scalar_args}
+    scalars = {a: _Unknown(a, "a scalar argument (compiled by its type, not its value)") for a in scalar_args}
 
     def visit(stmts, top):
         for s in stmts:
@@ -111,8 +116,8 @@ def tensor_meta(info, in_shapes, in_dtypes):
     return meta
 
 
-def output_meta(info, in_shapes, in_dtypes):
+def output_meta(info, in_shapes, in_dtypes, scalar_args=()):
     """``(shapes, dtypes)`` of the returned tensors, in return order."""
-    meta = tensor_meta(info, in_shapes, in_dtypes)
+    meta = tensor_meta(info, in_shapes, in_dtypes, scalar_args)
     outs = [meta[n] for n in info.returns]
     return [m.shape for m in outs], [m.dtype for m in outs]
