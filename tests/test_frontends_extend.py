@@ -9,7 +9,8 @@ import pytest
 
 import mscustom as ms
 from mscustom import extend, ops
-from mscustom.compat import minpy, mxnet as mx
+from mscustom.compat import minpy
+from mscustom.compat import mxnet as mx
 
 
 @pytest.fixture
