@@ -32,6 +32,7 @@ Example::
     ms.grad(lambda t: cube_fn(t).sum())(ms.Tensor([1.0, 2.0]))      # [3., 12.]
 """
 
+import inspect
 from typing import Callable, Iterable, Optional, Sequence, Union
 
 from . import context as _context
@@ -168,13 +169,17 @@ def def_gradient(op: OpDef, fn: Gradient) -> OpDef:
 
 
 def def_function(op: OpDef, name: Optional[str] = None, doc: Optional[str] = None,
-                 publish: bool = True, convert: Optional[Callable[[tuple], tuple]] = None) -> Callable:
+                 publish: bool = True, convert: Optional[Callable[[tuple], tuple]] = None,
+                 arg_names: Optional[Sequence[str]] = None) -> Callable:
     """The functional form of ``op``: arrays and Python numbers become Tensors, then one dispatch.
 
     A Python number next to a tensor takes that tensor's dtype (MindSpore's
     rule), unless ``convert(args) -> tuple of Tensors`` says otherwise; it is
     only called when some argument is not already a Tensor. ``publish`` also
     makes the function what ``Tensor`` methods of that name call.
+    ``arg_names`` names the parameters of a one- or two-input op's function
+    (default ``x`` and ``y``), so keyword calls and ``help()`` read as
+    documented (MindSpore's ``ops.erf(input)``, say).
     """
     fname = name or op.name
     n_in = op.num_inputs
@@ -202,9 +207,28 @@ def def_function(op: OpDef, name: Optional[str] = None, doc: Optional[str] = Non
                                 f"got {len(args)}")
             return call(op, convert(args), empty)
 
+    if arg_names is not None:
+        _rename_parameters(function, tuple(arg_names), fname)
     function.__name__ = function.__qualname__ = fname
     function.__doc__ = doc if doc is not None else (op.description or f"The op '{op.name}'.")
     function.op = op
     if publish:
         register_function(fname, function)
     return function
+
+
+def _rename_parameters(function, names, fname):
+    """Give a generated one- or two-input function these parameter names.
+
+    Renaming the code object's local names keeps the call as it is (no wrapper
+    frame on the hot path) while keyword calls and signatures use the names.
+    """
+    code = function.__code__
+    n = code.co_argcount
+    taken = set(code.co_varnames[n:] + code.co_freevars + code.co_cellvars)     # the body's other names
+    fits = (not code.co_flags & inspect.CO_VARARGS and len(names) == n and len(set(names)) == n
+            and all(isinstance(a, str) and a.isidentifier() for a in names) and not set(names) & taken)
+    if not fits:
+        raise ValueError(f"def_function of op '{fname}': arg_names must be {n} distinct identifiers "
+                         f"(one per input), got {list(names)!r}")
+    function.__code__ = code.replace(co_varnames=names + code.co_varnames[n:])
