@@ -200,3 +200,35 @@ def test_keyboard_interrupt_from_a_pyfunc_kernel_passes_through_unwrapped():
     np.testing.assert_allclose(op(x).asnumpy(), 3.0 * np.arange(4.0))
     np.testing.assert_allclose(ms.grad(lambda t: op(t).sum())(x).asnumpy(), [3.0] * 4)
     assert sum(s.calls for s in op.kernel_stats()) == 2          # the interrupted calls are not counted
+
+
+def test_keyboard_interrupt_in_a_bprop_kernel_leaves_the_next_gradient_right():
+    """An interrupt during the backward pass (inside a Custom bprop's kernel) leaves nothing behind."""
+    import numpy as np
+
+    import mscustom as ms
+    from mscustom import ops
+    from mscustom._core import tape
+
+    stop = {"now": False}
+
+    def grad_kernel(x, dout):
+        if stop["now"]:
+            raise KeyboardInterrupt
+        return 2.0 * x * dout
+
+    square_grad = ops.Custom(grad_kernel, out_shape=lambda x, d: x, out_dtype=lambda x, d: x, func_type="pyfunc")
+    square = ops.Custom(lambda x: x * x, out_shape=lambda x: x, out_dtype=lambda x: x, func_type="pyfunc",
+                        bprop=lambda x, out, dout: (square_grad(x, dout),))
+    w = ms.Parameter(ms.Tensor(np.array([1.0, -3.0])), name="w")
+    step = ms.value_and_grad(lambda t: (square(t) * w).sum(), grad_position=0, weights=[w])
+    x = ms.Tensor(np.array([0.5, 2.0]))
+    stop["now"] = True
+    with pytest.raises(KeyboardInterrupt):
+        step(x)
+    assert tape.STATE.depth == 0 and not tape.STATE.leaves and x._node is None and w._node is None
+    stop["now"] = False
+    loss, (gx, (gw,)) = step(x)
+    np.testing.assert_allclose(loss.asnumpy(), 0.25 - 12.0)
+    np.testing.assert_allclose(gx.asnumpy(), [1.0, -12.0])
+    np.testing.assert_allclose(gw.asnumpy(), [0.25, 4.0])
