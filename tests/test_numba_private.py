@@ -94,3 +94,18 @@ def test_nothing_outside_the_package_reaches_numbas_private_names():
         text = path.read_text()
         offenders += [f"{path.relative_to(root)}: {name}" for name in private if name in text]
     assert offenders == []
+
+
+def test_the_package_imports_nothing_else_of_mscustom():
+    """``_numba_private`` sits below every layer that uses it (kinds, fork hooks): it imports only itself."""
+    import ast
+    import pathlib
+    pkg = pathlib.Path(_numba_private.__file__).parent
+    outside = []
+    for path in pkg.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.level > 1 or (node.module or "").startswith("mscustom")):
+                outside.append(f"{path.name}: from {'.' * node.level}{node.module or ''}")
+            elif isinstance(node, ast.Import):
+                outside += [f"{path.name}: import {a.name}" for a in node.names if a.name.startswith("mscustom")]
+    assert outside == []
