@@ -1,4 +1,4 @@
-"""A fresh process loads jit kernels straight from Numba's disk cache (``_numba_cache``).
+"""A fresh process loads jit kernels straight from Numba's disk cache (``mscustom/_numba_private/cache.py``).
 
 Each scenario runs twice in new processes sharing one NUMBA_CACHE_DIR: the
 first compiles and fills the cache, the second must load every kernel through
@@ -48,7 +48,7 @@ SCRIPT = textwrap.dedent('''
     import numpy as np
     import mscustom as ms
     from mscustom.ops import Custom, CustomRegOp
-    from mscustom.ops.custom import _numba_cache
+    from mscustom._numba_private import cache as _numba_cache
     import cache_kernels as k
 
     x = ms.Tensor(np.linspace(-2, 2, 9).astype(np.float64))

@@ -45,3 +45,29 @@ def test_builtin_functional_forms_are_generated_from_the_op_table():
     assert ops.add.op is ms.ops.get_op("add") and ops.exp.op is ms.ops.get_op("exp")
     with pytest.raises(TypeError, match="op 'exp': input must be a Tensor"):
         ops.exp("x")
+
+
+def test_one_line_functional_forms_are_generated_with_mindspores_parameter_names():
+    import inspect
+
+    from mscustom import ops
+    for name in ("relu", "sigmoid", "tanh", "zeros_like", "ones_like", "stop_gradient", "relu_grad", "erf"):
+        fn = getattr(ops, name)
+        assert fn.op is ms.ops.get_op(name), name          # made by extend.def_function from the op table
+    assert str(inspect.signature(ops.erf)) == "(input)"
+    assert str(inspect.signature(ops.relu_grad)) == "(dy, x)"
+    x = ms.Tensor(np.array([-1.0, 0.5]))
+    np.testing.assert_allclose(ops.erf(input=x).asnumpy(), [-0.8427007929, 0.5204998778], rtol=1e-9)
+    np.testing.assert_allclose(ops.relu_grad(dy=ms.Tensor([2.0, 2.0]), x=x).asnumpy(), [0.0, 2.0])
+    with pytest.raises(TypeError, match="op 'erf': input must be a Tensor"):
+        ops.erf("x")
+
+
+def test_def_function_arg_names_must_fit_the_inputs():
+    op = extend.def_op("test_named", inputs=("a", "b"), register=False)
+    extend.def_kernel(op, lambda attrs, ins: ins[0] - ins[1])
+    fn = extend.def_function(op, publish=False, arg_names=("a", "b"))
+    assert fn(b=ms.Tensor([1.0]), a=ms.Tensor([3.0])).asnumpy()[0] == 2.0
+    for bad in (("a",), ("a", "a"), ("a", "not valid"), ("a", "convert")):
+        with pytest.raises(ValueError, match="def_function of op 'test_named': arg_names must be 2 distinct"):
+            extend.def_function(op, publish=False, arg_names=bad)

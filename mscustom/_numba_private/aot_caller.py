@@ -22,7 +22,7 @@ from llvmlite import ir
 from numba import from_dtype, literal_unroll, njit, types
 from numba.extending import intrinsic
 
-from ..ops.custom import _numba_cache
+from . import cache as _numba_cache
 
 __all__ = ["compile_caller", "make_meta", "NOT_CONTIGUOUS"]
 

@@ -2,7 +2,8 @@
 
 from . import functional
 from .functional import *  # noqa: F401,F403
-from .._core.registry import register_op, get_op, list_ops
+from .._core.registry import get_op, list_ops
+from ..extend import register_op     # NNVM-style registration, built through the extension surface
 from ..autograd import GradOperation, grad, value_and_grad
 from .operations import *  # noqa: F401,F403  (MindSpore's primitive classes: ops.Add(), ops.MatMul() ...)
 from .operations import Primitive, PrimitiveWithInfer, PrimitiveWithCheck, prim_attr_register

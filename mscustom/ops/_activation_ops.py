@@ -18,7 +18,7 @@ import numpy as np
 
 from .._core.dispatch import call
 from . import functional as F
-from ._builtin import NOATTR, defop, float_only, tensor_arg, unary
+from ._builtin import defop, float_only, functional, tensor_arg, unary
 
 _ERF_UFUNC = np.frompyfunc(math.erf, 1, 1)
 
@@ -34,9 +34,7 @@ _ERF = unary("erf", _erf_compute, float_only("erf"),
              "the Gauss error function")
 
 
-def erf(input):  # noqa: A002 - MindSpore's name
-    """The Gauss error function, elementwise (float tensors)."""
-    return call(_ERF, (tensor_arg(input, "erf"),), NOATTR)
+erf = functional(_ERF, "The Gauss error function, elementwise (float tensors).", arg_names=("input",))
 
 
 def gelu(input_x, approximate="none"):

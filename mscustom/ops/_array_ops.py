@@ -15,9 +15,9 @@ from .._core import primitives as _prim
 from .._core.dispatch import call
 from ..tensor import Tensor
 from . import functional as F
-from ._builtin import (NOATTR, broadcast_shape, defop, insert_axis, is_float, no_grad, normalize_axis,
-                       pair_named, promote_types, result_dtype, same_shape, same_type, tensor_arg,
-                       unary)
+from ._builtin import (NOATTR, broadcast_shape, defop, functional, insert_axis, is_float, no_grad,
+                       normalize_axis, pair_named, promote_types, result_dtype, same_shape, same_type,
+                       tensor_arg, unary)
 from ._index_ops import _ALL, _getitem
 
 # Gradients are built from ops that may live in the other op modules; they
@@ -58,30 +58,14 @@ _STOP_GRADIENT = unary("stop_gradient", lambda a, i: i[0], same_type, no_grad,
                        "x itself, with no gradient flowing back through it")
 
 
-def zeros_like(x):
-    """A tensor of zeros with ``x``'s shape and dtype (no gradient flows)."""
-    if type(x) is not Tensor:
-        x = tensor_arg(x, "zeros_like")
-    return call(_ZEROS_LIKE, (x,), NOATTR)
-
-
-def ones_like(x):
-    """A tensor of ones with ``x``'s shape and dtype (no gradient flows)."""
-    if type(x) is not Tensor:
-        x = tensor_arg(x, "ones_like")
-    return call(_ONES_LIKE, (x,), NOATTR)
-
-
-def stop_gradient(x):
-    """``x`` unchanged, but gradients do not flow back through it.
+zeros_like = functional(_ZEROS_LIKE, "A tensor of zeros with ``x``'s shape and dtype (no gradient flows).")
+ones_like = functional(_ONES_LIKE, "A tensor of ones with ``x``'s shape and dtype (no gradient flows).")
+stop_gradient = functional(_STOP_GRADIENT, """``x`` unchanged, but gradients do not flow back through it.
 
     Example::
 
         ms.grad(lambda x: (x * ops.stop_gradient(x)).sum())(x)    # == x, not 2 * x
-    """
-    if type(x) is not Tensor:
-        x = tensor_arg(x, "stop_gradient")
-    return call(_STOP_GRADIENT, (x,), NOATTR)
+    """)
 
 
 def _where_type(attrs, dtypes):

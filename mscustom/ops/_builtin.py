@@ -44,11 +44,13 @@ def defop(name, num_inputs, compute, infer_shape=None, infer_type=None, gradient
     return op
 
 
-def functional(op, doc):
+def functional(op, doc, arg_names=None):
     """The functional form of a built-in op with 1 or 2 tensor inputs and no attributes.
 
     Generated from the op table (``extend.def_function``): Python numbers next to
     a tensor take its dtype, anything else is converted or refused naming the op.
+    ``arg_names`` gives the parameters MindSpore's names where they are not
+    ``x`` / ``y`` (``erf(input)``, ``relu_grad(dy, x)``).
     """
     name = op.name
     if op.num_inputs == 2:
@@ -57,7 +59,7 @@ def functional(op, doc):
     else:
         def convert(args):
             return (tensor_arg(args[0], name),)
-    return _extend.def_function(op, doc=doc, convert=convert)
+    return _extend.def_function(op, doc=doc, convert=convert, arg_names=arg_names)
 
 
 def unary(name, compute, type_rule, gradient, doc):

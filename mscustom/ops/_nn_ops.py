@@ -11,7 +11,7 @@ from .. import dtype as _dt
 from .._core.dispatch import call
 from ..tensor import Tensor
 from . import functional as F
-from ._builtin import (NOATTR, axis_attr, defop, float_only, insert_axis, no_grad, normalize_axis,
+from ._builtin import (axis_attr, defop, float_only, functional, insert_axis, no_grad, normalize_axis,
                        numeric_only, same_shape, same_type, tensor_arg, unary)
 
 # Gradients are built from ops that may live in the other op modules; they
@@ -26,9 +26,8 @@ _RELU = unary("relu", lambda a, i: np.maximum(i[0], 0), numeric_only("relu"),
               lambda ins, outs, g, a: [relu_grad(g[0], ins[0])], "max(x, 0)")
 
 
-def relu_grad(dy, x):
-    """``dy * (x > 0)``: relu's gradient as an op, so it is differentiable again."""
-    return call(_RELU_GRAD, (dy, x), NOATTR)
+relu_grad = functional(_RELU_GRAD, "``dy * (x > 0)``: relu's gradient as an op, so it is differentiable again.",
+                       arg_names=("dy", "x"))
 
 
 def _sigmoid_compute(attrs, ins):
@@ -44,25 +43,9 @@ _TANH = unary("tanh", lambda a, i: np.tanh(i[0]), float_only("tanh"),
               lambda ins, outs, g, a: [F.mul(g[0], F.sub(1, F.square(outs[0])))], "hyperbolic tangent")
 
 
-def relu(x):
-    """``max(x, 0)`` elementwise; the gradient at 0 is 0."""
-    if type(x) is not Tensor:
-        x = tensor_arg(x, "relu")
-    return call(_RELU, (x,), NOATTR)
-
-
-def sigmoid(x):
-    """``1 / (1 + exp(-x))`` elementwise (float tensors only)."""
-    if type(x) is not Tensor:
-        x = tensor_arg(x, "sigmoid")
-    return call(_SIGMOID, (x,), NOATTR)
-
-
-def tanh(x):
-    """Hyperbolic tangent elementwise (float tensors only)."""
-    if type(x) is not Tensor:
-        x = tensor_arg(x, "tanh")
-    return call(_TANH, (x,), NOATTR)
+relu = functional(_RELU, "``max(x, 0)`` elementwise; the gradient at 0 is 0.")
+sigmoid = functional(_SIGMOID, "``1 / (1 + exp(-x))`` elementwise (float tensors only).")
+tanh = functional(_TANH, "Hyperbolic tangent elementwise (float tensors only).")
 
 
 def _axis_shape(name):

@@ -8,6 +8,9 @@ runs as an op too, so the core's one tape differentiates everything.
 ``grad`` / ``grad_and_loss`` are ``ms.grad`` / ``ms.value_and_grad`` taking
 NumPy arrays and Python scalars as well as Tensors.
 
+The op and each gradient op are built through ``mscustom.extend``
+(``def_op`` / ``def_kernel`` / ``def_gradient``, front end "minpy").
+
 Example::
 
     @customop("numpy")
@@ -33,8 +36,8 @@ import inspect
 
 import numpy as np
 
+from ... import extend as _extend
 from ..._core import autodiff as _ad
-from ..._core.opdef import OpDef
 from ...tensor import Tensor, as_tensor
 
 __all__ = ["customop", "CustomOp"]
@@ -75,12 +78,12 @@ class CustomOp:
         self._n_params = _positional_count(fn)
         self._param_names = list(inspect.signature(fn).parameters) if self._n_params is not None else []
         self._grad_ops = {}                 # argnum -> the OpDef running that argument's def_grad
-        self._op = OpDef(fn.__name__, num_inputs=self._n_params)
-        self._op.describe(f"minpy-style customop({kind!r}) '{fn.__name__}'")
-        self._op.input_names = self._param_names or None
-        self._op.set_attr("FComputeAlloc<cpu>", self._compute)
-        self._op.set_attr("FComputeAlloc<gpu>", self._compute)     # tensors live on the host
-        self._op.set_attr("FGradient", self._gradient)
+        inputs = None if self._n_params is None else self._param_names[:self._n_params]
+        self._op = _extend.def_op(fn.__name__, inputs=inputs, register=False, frontend="minpy",
+                                  doc=f"minpy-style customop({kind!r}) '{fn.__name__}'")
+        # the function's result gives the output's shape and dtype (no inference rule); tensors live on the host
+        _extend.def_kernel(self._op, self._compute, target=("CPU", "GPU"), kind="minpy", nnvm_key=True)
+        _extend.def_gradient(self._op, self._gradient)
 
     # ------------------------------------------------------------ the kernels
     def _args(self, arrays):
@@ -113,12 +116,11 @@ class CustomOp:
         if self._n_params is not None and argnum >= self._n_params:
             raise ValueError(f"op '{name}': def_grad argnum={argnum} is beyond its {self._n_params} "
                              f"argument(s) ({', '.join(self._param_names)})")
-        op = OpDef(f"{name}_grad{argnum}")
-        op.describe(f"gradient of '{name}' for argument {argnum}")
-        op.set_attr("FComputeAlloc<cpu>", functools.partial(self._compute_grad, func))
-        op.set_attr("FComputeAlloc<gpu>", functools.partial(self._compute_grad, func))
+        op = _extend.def_op(f"{name}_grad{argnum}", inputs=None, register=False, frontend="minpy",
+                            doc=f"gradient of '{name}' for argument {argnum}")     # inputs: ans, *args, g
+        _extend.def_kernel(op, functools.partial(self._compute_grad, func), target=("CPU", "GPU"), kind="minpy",
+                           nnvm_key=True)
         self._grad_ops[int(argnum)] = op
-        self._op.plans.clear()
         return self
 
     def _compute_grad(self, func, attrs, arrays):

@@ -6,6 +6,9 @@ host) runs the CustomOp's ``forward`` on NDArray views of the preallocated
 outputs, and its ``bind`` hook makes the CustomOp once per input signature;
 FGradient is one call of the backward OpDef.
 
+Both are built through ``mscustom.extend`` (``def_op`` / ``def_infer`` /
+``def_kernel`` / ``def_gradient``, front end "mxnet"), like every other op.
+
 Backward OpDef: its inputs are what ``declare_backward_dependency`` lists
 (MXNet's ids: out_grad, then in_data, then out_data), then the auxiliary
 states; its outputs are one gradient per argument. A slot that was not
@@ -18,11 +21,10 @@ import numpy as np
 
 from ... import context as _context
 from ... import dtype as _dt
+from ... import extend as _extend
 from ..._core import autodiff as _ad
 from ..._core import capture as _capture
 from ..._core import dispatch as _dispatch
-from ..._core.kernel import KernelEntry
-from ..._core.opdef import OpDef
 from ...tensor import Tensor
 from . import autograd as _autograd
 from . import base as _base
@@ -67,10 +69,7 @@ def _add_fcompute(op, fn, bind):
 
     ``bind`` runs once per input signature (the dispatcher caches its runner in the plan).
     """
-    for target, key in (("CPU", "FCompute<cpu>"), ("GPU", "FCompute<gpu>")):
-        op.add_kernel(KernelEntry(target=target, fn=fn, allocates=False, name=f"{op.name}:{key}", key=key,
-                                  bind=bind, kind="mxnet"))
-        op.attrs[key] = fn
+    _extend.def_kernel(op, fn, target=("CPU", "GPU"), allocates=False, kind="mxnet", bind=bind, nnvm_key=True)
 
 
 def _names(op_type, prop, method):
@@ -104,23 +103,20 @@ class _OpType:
         self.lock = threading.Lock()
         n_args, n_out, n_aux = len(self.args), len(self.outs), len(self.aux)
 
-        fwd = OpDef(op_type, num_inputs=n_args + n_aux, num_outputs=n_out)
-        fwd.describe(f"MXNet-style custom op '{op_type}'")
-        fwd.input_names = self.args + self.aux
-        fwd.set_attr("FInferShape", self._infer_shape)
-        fwd.set_attr("FInferType", self._infer_type)
-        fwd.set_attr("FGradient", self._gradient)
+        fwd = _extend.def_op(op_type, inputs=self.args + self.aux, outputs=n_out, register=False,
+                             doc=f"MXNet-style custom op '{op_type}'", frontend="mxnet")
+        _extend.def_infer(fwd, shape=self._infer_shape, dtype=self._infer_type)
+        _extend.def_gradient(fwd, self._gradient)
         _add_fcompute(fwd, self._forward, self._bind_forward)
         self.forward_op = fwd
 
         # inputs: the declared dependencies, then the auxiliary states; outputs: one gradient per argument.
         # The forward's input shapes and dtypes travel as attrs (an undeclared input is not an input here).
-        bwd = OpDef(f"_backward_{op_type}", num_inputs=len(self.deps) + n_aux, num_outputs=n_args)
-        bwd.describe(f"backward of MXNet-style custom op '{op_type}'")
-        bwd.input_names = [self._slot_label(i) for i in self.deps] + self.aux
-        bwd.set_attr("FInferShape", lambda attrs, shapes: (shapes, [list(s) for s in attrs["in_shapes"][:n_args]]))
-        bwd.set_attr("FInferType", lambda attrs, types: (types, [_dt.from_numpy(np.dtype(d))
-                                                                 for d in attrs["in_dtypes"][:n_args]]))
+        bwd = _extend.def_op(f"_backward_{op_type}", inputs=[self._slot_label(i) for i in self.deps] + self.aux,
+                             outputs=n_args, register=False, doc=f"backward of MXNet-style custom op '{op_type}'",
+                             frontend="mxnet")
+        _extend.def_infer(bwd, shape=lambda attrs, shapes: [list(s) for s in attrs["in_shapes"][:n_args]],
+                          dtype=lambda attrs, types: [_dt.from_numpy(np.dtype(d)) for d in attrs["in_dtypes"][:n_args]])
         _add_fcompute(bwd, self._backward, self._bind_backward)
         self.backward_op = bwd
 
@@ -169,7 +165,7 @@ class _OpType:
                              f"list_outputs() names {len(self.outs)} ({', '.join(self.outs)})")
         if len(res) == 3:
             self._check_declared("auxiliary state", self.aux, res[2], given[n_args:], "infer_shape", "shape")
-        return in_shapes, [list(s) for s in res[1]]
+        return [list(s) for s in res[1]]
 
     def _infer_type(self, attrs, in_dtypes):
         n_args = len(self.args)
@@ -181,7 +177,7 @@ class _OpType:
                              f"list_outputs() names {len(self.outs)}")
         if len(res) == 3:
             self._check_declared("auxiliary state", self.aux, res[2], given[n_args:], "infer_type", "dtype")
-        return in_dtypes, [_dt.dtype_from_any(np.dtype(t)) for t in res[1]]
+        return [_dt.dtype_from_any(np.dtype(t)) for t in res[1]]
 
     def _check_declared(self, kind, names, declared, given, method, what):
         """What infer_shape/infer_type say the inputs are must be what they are (as MXNet checks)."""
@@ -344,8 +340,8 @@ def custom_call(inputs, name, kwargs, out=None):
     try:
         result = _dispatch.call(t.forward_op, tensors, {})
     except _base._OpFailure as err:
-        shapes = t._infer_shape({}, [x._data.shape for x in tensors])[1]
-        types = t._infer_type({}, [_dt.dtype_from_any(x._data.dtype) for x in tensors])[1]
+        shapes = t._infer_shape({}, [x._data.shape for x in tensors])
+        types = t._infer_type({}, [_dt.dtype_from_any(x._data.dtype) for x in tensors])
         failed = outs or [_wrap_nd(np.zeros(s, _dt.to_numpy(d))) for s, d in zip(shapes, types)]
         for f in failed:
             f._fail()

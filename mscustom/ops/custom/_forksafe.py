@@ -15,16 +15,18 @@ Numba's other threading layers. ``fork()`` copies only the calling thread.
   thread start (tens of microseconds) on its next parallel region.
   ``mscustom/include/mscustom_aot.h`` does the same in C (``pthread_atfork``) for
   forks that do not go through Python.
-- Numba's ``omp`` layer knows libgomp is not fork-safe: it records the pid of
-  the process that launched it and terminates a direct child that runs a
-  parallel kernel ("Terminating: fork() called from a process already using
-  GNU OpenMP, this is unsafe."). Once the pause above has ended the pool, the
-  child is safe, so the hook calls the layer's ``launch_threads`` again in the
-  child, which records the child's pid (what Numba does when it starts the
-  layer) and lets its parallel kernels run, on new threads.
-  The other layers need nothing: ``tbb`` and ``workqueue`` handle fork()
-  themselves (and ``workqueue`` aborts the process when two threads launch
-  parallel kernels at once, so mscustom does not switch to it).
+- Numba's ``omp`` layer knows libgomp is not fork-safe and terminates a
+  direct child that runs a parallel kernel. Once the pause above has ended the
+  pool, the child is safe, and the child hook re-arms the layer for the child
+  (``mscustom/_numba_private/forksafe.py``: that part reads Numba's private
+  state, so it runs only for the Numba series it was written for; with another
+  Numba, Numba's own check stays in force). The other layers need nothing:
+  ``tbb`` and ``workqueue`` handle fork() themselves (and ``workqueue`` aborts
+  the process when two threads launch parallel kernels at once, so mscustom
+  does not switch to it).
+
+This module itself knows nothing of Numba's internals: it pauses OpenMP and
+calls the Numba half.
 
 If the pause is unavailable (a libgomp older than GCC 9) or fails (a fork
 from inside a parallel region), nothing is re-armed: aot kernels built with
@@ -43,8 +45,9 @@ and in the demo a 10 µs bias-add kernel right after a matrix product took
 
 import ctypes
 import os
-import sys
 import threading
+
+from ..._numba_private import forksafe as _numba_forksafe
 
 __all__ = ["install", "state"]
 
@@ -98,21 +101,9 @@ def _before_fork():
     pause = _loaded_gnu_openmp()
     state["paused"] = None if pause is None else pause(_OMP_PAUSE_HARD) == 0
     state["numba_rearmed"] = False
+    _numba_forksafe.before_fork()
 
 
 def _after_fork_in_child():
     if state["paused"]:
-        state["numba_rearmed"] = _rearm_numba_omp_layer()
-
-
-def _rearm_numba_omp_layer():
-    """Let Numba's GNU OpenMP layer run in this child (its pool was ended before the fork)."""
-    parallel = sys.modules.get("numba.np.ufunc.parallel")
-    omppool = sys.modules.get("numba.np.ufunc.omppool")
-    if parallel is None or omppool is None or not getattr(parallel, "_is_initialized", False):
-        return False
-    if getattr(parallel, "_threading_layer", None) != "omp" or getattr(omppool, "openmp_vendor", "") != "GNU":
-        return False
-    launch = ctypes.CFUNCTYPE(None, ctypes.c_int)(omppool.launch_threads)
-    launch(parallel.NUM_THREADS)
-    return True
+        state["numba_rearmed"] = _numba_forksafe.rearm_omp_layer()

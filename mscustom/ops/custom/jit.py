@@ -50,11 +50,12 @@ GPU thread, for testing.
 
 Numba is imported when the first jit kernel is made, never by ``import mscustom``.
 In a fresh process, a kernel already in Numba's disk cache is loaded straight
-from it (``_numba_cache``: about 20 ms instead of Numba's 130+ ms start-up).
+from it (``mscustom/_numba_private/cache.py``: about 20 ms instead of Numba's 130+ ms start-up).
 
 fork(): a process that ran parallel kernels can ``os.fork()`` (or use
 ``multiprocessing`` with "fork") and the child runs them again, on its own
-threads, under Numba's default threading layers (``_forksafe`` says how). A
+threads, under Numba's default threading layers (``_forksafe`` and
+``mscustom/_numba_private/forksafe.py`` say how). A
 fork while another thread compiles a kernel waits for that compile to end, so
 the child never inherits a compile lock held by a thread it does not have.
 """
@@ -63,7 +64,6 @@ import ast
 import inspect
 import logging  # noqa: F401  (imported before our fork hook is registered, so its hook runs after ours)
 import os
-import sys
 import textwrap
 import threading
 import warnings
@@ -71,7 +71,9 @@ import warnings
 import numpy as np
 
 from ... import context as _context
-from . import _common, _forksafe, _numba_cache
+from ..._numba_private import cache as _numba_cache
+from ..._numba_private import forksafe as _numba_forksafe
+from . import _common, _forksafe
 from ._arity import kernel_arity
 from .kind import make_entry, register_kind
 from .rules import BIG, positional_range
@@ -108,10 +110,8 @@ def _after_fork_in_child():
     global _compile_lock
     _fork_held.clear()
     _compile_lock = threading.RLock()
-    lock = sys.modules.get("numba.core.compiler_lock")
-    if lock is not None and hasattr(lock.global_compiler_lock, "_lock"):
-        # a compile that some other thread ran outside mscustom: its lock is dead in the child
-        lock.global_compiler_lock._lock = threading.RLock()
+    # a compile that some other thread ran outside mscustom: its lock is dead in the child
+    _numba_forksafe.fresh_compiler_lock()
 
 
 if hasattr(os, "register_at_fork"):

@@ -76,7 +76,7 @@ def cpu_function(source, stem, fname, parallel, argtypes):
         return fn
     import numba
     from numba.core.errors import NumbaWarning
-    from .. import _numba_cache
+    from ...._numba_private import cache as _numba_cache
     mod = load_module(source, stem)
     with _LOCK:
         dispatcher = getattr(mod, "_mscustom_dispatchers", {}).get(fname)

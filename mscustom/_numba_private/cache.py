@@ -12,17 +12,24 @@ reload hook). ``load_cached`` registers those and reads the cache entry
 directly: about 20-30 ms instead of 130-160 ms.
 
 This reads private parts of Numba (``Dispatcher._cache``,
-``FunctionCache._load_overload``, ``nrt.rtsys``). Anything unexpected -- a
-cache miss, a stale entry, a dispatcher of another kind, another Numba
-version -- returns None, and the caller takes Numba's normal path.
-``MSCUSTOM_JIT_FAST_CACHE=0`` turns this off.
+``FunctionCache._load_overload``, ``nrt.rtsys``), so it runs only when
+``mscustom._numba_private.supported()``. Anything unexpected -- another Numba
+series, a cache miss, a stale entry, a dispatcher of another kind -- returns
+None, and the caller takes Numba's public path (``dispatcher.compile``, which
+reads the same cache after Numba's start-up). ``MSCUSTOM_JIT_FAST_CACHE=0``
+turns this off.
+
+Used by the jit and hybrid kinds and by ``aot_caller``.
 
 Example::
 
-    entry = load_cached(numba.njit(cache=True)(kernel), argtypes)   # or None
+    from mscustom._numba_private import cache
+    entry = cache.load_cached(numba.njit(cache=True)(kernel), argtypes)   # or None
 """
 
 import os
+
+from . import supported
 
 __all__ = ["load_cached", "FAST_CACHE_ENV", "stats"]
 
@@ -32,7 +39,7 @@ stats = {"loaded": 0, "fallbacks": 0}      # how often the fast path answered (f
 
 def load_cached(dispatcher, argtypes):
     """The compiled entry point for ``argtypes`` from the disk cache, or None to take Numba's path."""
-    if os.environ.get(FAST_CACHE_ENV, "1") == "0":
+    if os.environ.get(FAST_CACHE_ENV, "1") == "0" or not supported():
         return None
     cache = getattr(dispatcher, "_cache", None)
     if cache is None or type(cache).__name__ != "FunctionCache" or not getattr(cache, "_enabled", False):
