@@ -50,14 +50,20 @@ def _needed(order, target_ids):
     return needed
 
 
-def _run_fgradient(node, ograds):
+def _run_fgradient(node, ograds, needed):
     op = node.op
-    fgrad = op.attrs.get("FGradient")
+    attrs = op.attrs
+    fgrad = attrs.get("FGradient")
     if fgrad is None:
         raise RuntimeError(f"op '{op.name}' has no gradient: register an FGradient attribute "
                            "(or, for ops.Custom, pass bprop=...) to differentiate through it")
     try:
-        in_grads = fgrad(list(node.inputs), list(node.outputs), ograds, node.attrs)
+        if "FGradientNeeds" in attrs:
+            # the op skips what no target needs: fgrad(..., needs), one bool per input
+            needs = [slot_of(t)[0] is not None and id(slot_of(t)[0]) in needed for t in node.inputs]
+            in_grads = fgrad(list(node.inputs), list(node.outputs), ograds, node.attrs, needs)
+        else:
+            in_grads = fgrad(list(node.inputs), list(node.outputs), ograds, node.attrs)
     except Exception as exc:
         note = f"while computing the gradient of op '{op.name}'"
         if note not in str(exc) and hasattr(exc, "add_note"):
@@ -104,7 +110,7 @@ def backward(roots, targets):
         if any(g is None for g in ograds):
             ograds = [g if g is not None else _prim.zeros(shape, dtype, fmt)
                       for g, (shape, dtype, fmt) in zip(ograds, node.out_meta)]
-        in_grads = _run_fgradient(node, ograds)
+        in_grads = _run_fgradient(node, ograds, needed)
         for i, (inp, g) in enumerate(zip(node.inputs, in_grads)):
             if g is None:
                 continue
