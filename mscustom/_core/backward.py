@@ -11,12 +11,21 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import primitives as _prim
-from .tape import slot_of
+from .tape import STATE
 
 __all__ = ["backward"]
 
 
-def _toposort(roots):
+def _node_getter():
+    """``node_of`` for this thread, as a local function: a tensor's own node, else its thread leaf."""
+    leaves = STATE.leaves
+    if not leaves:
+        return lambda t: t._node
+    get = leaves.get
+    return lambda t: t._node or get(id(t))
+
+
+def _toposort(roots, node_of):
     """Nodes reachable from ``roots``, every node after all nodes it consumes."""
     order, seen = [], set()
     stack = [(n, False) for n in roots if n is not None]
@@ -25,32 +34,33 @@ def _toposort(roots):
         if done:
             order.append(node)
             continue
-        if id(node) in seen:
+        nid = id(node)
+        if nid in seen:
             continue
-        seen.add(id(node))
+        seen.add(nid)
         stack.append((node, True))
         for t in node.inputs:
-            tn = slot_of(t)[0]
+            tn = node_of(t)
             if tn is not None and id(tn) not in seen:
                 stack.append((tn, False))
     return order
 
 
-def _needed(order, target_ids):
+def _needed(order, target_ids, node_of):
     """Ids of the nodes on some path to a target (only those are differentiated)."""
     needed = set(target_ids)
     for node in order:                 # inputs come before their consumers
         if id(node) in needed:
             continue
         for t in node.inputs:
-            tn = slot_of(t)[0]
+            tn = node_of(t)
             if tn is not None and id(tn) in needed:
                 needed.add(id(node))
                 break
     return needed
 
 
-def _run_fgradient(node, ograds, needed):
+def _run_fgradient(node, ograds, needed, node_of):
     op = node.op
     attrs = op.attrs
     fgrad = attrs.get("FGradient")
@@ -60,7 +70,7 @@ def _run_fgradient(node, ograds, needed):
     try:
         if "FGradientNeeds" in attrs:
             # the op skips what no target needs: fgrad(..., needs), one bool per input
-            needs = [slot_of(t)[0] is not None and id(slot_of(t)[0]) in needed for t in node.inputs]
+            needs = [node_of(t) is not None and id(node_of(t)) in needed for t in node.inputs]
             in_grads = fgrad(list(node.inputs), list(node.outputs), ograds, node.attrs, needs)
         else:
             in_grads = fgrad(list(node.inputs), list(node.outputs), ograds, node.attrs)
@@ -84,21 +94,21 @@ def backward(roots, targets):
     leaf Nodes (from ``make_leaf`` / ``thread_leaf``). Returns one gradient
     Tensor per target, or None where no path leads from the roots to it.
     """
-    order = _toposort([slot_of(t)[0] for t, _ in roots])
+    node_of = _node_getter()
+    order = _toposort([node_of(t) for t, _ in roots], node_of)
     target_ids = {id(n) for n in targets}
-    needed = _needed(order, target_ids)
+    needed = _needed(order, target_ids, node_of)
     grads = {}                         # id(node) -> [grad per output]
-
-    def accumulate(node, index, g):
-        slot = grads.get(id(node))
-        if slot is None:
-            slot = grads[id(node)] = [None] * len(node.out_meta)
-        slot[index] = g if slot[index] is None else _prim.accumulate(slot[index], g)
+    add = _prim.accumulate
 
     for t, sens in roots:
-        node, idx = slot_of(t)
+        node = node_of(t)
         if node is not None and id(node) in needed:
-            accumulate(node, idx, sens)
+            idx = t._oidx if t._node is not None else 0
+            slot = grads.get(id(node))
+            if slot is None:
+                slot = grads[id(node)] = [None] * len(node.out_meta)
+            slot[idx] = sens if slot[idx] is None else add(slot[idx], sens)
 
     for node in reversed(order):
         nid = id(node)
@@ -107,14 +117,14 @@ def backward(roots, targets):
         ograds = grads.pop(nid, None)
         if ograds is None:
             continue
-        if any(g is None for g in ograds):
+        if (ograds[0] is None if len(ograds) == 1 else any(g is None for g in ograds)):
             ograds = [g if g is not None else _prim.zeros(shape, dtype, fmt)
                       for g, (shape, dtype, fmt) in zip(ograds, node.out_meta)]
-        in_grads = _run_fgradient(node, ograds, needed)
+        in_grads = _run_fgradient(node, ograds, needed, node_of)
         for i, (inp, g) in enumerate(zip(node.inputs, in_grads)):
             if g is None:
                 continue
-            inode, idx = slot_of(inp)
+            inode = node_of(inp)
             if inode is None or id(inode) not in needed:
                 continue
             d = inp._data
@@ -122,7 +132,11 @@ def backward(roots, targets):
                 continue                # integer inputs get no gradient
             if type(g) is not Tensor or g._data.shape != d.shape or g._data.dtype != d.dtype:
                 g = _conform(node.op, i, inp, g)
-            accumulate(inode, idx, g)
+            idx = inp._oidx if inp._node is not None else 0
+            slot = grads.get(id(inode))
+            if slot is None:
+                slot = grads[id(inode)] = [None] * len(inode.out_meta)
+            slot[idx] = g if slot[idx] is None else add(slot[idx], g)
 
     result = []
     for n in targets:

@@ -5,12 +5,14 @@
 1. build the signature (input shapes, dtypes, formats, device target, attrs);
 2. on a cache miss only: infer output shapes and dtypes, select the kernel,
    bind it (compile / init per signature) and store all of it as a ``Plan``;
-3. allocate outputs (reusing large buffers nobody references any more) and run;
+3. allocate outputs (reusing buffers nobody references any more) and run;
    kernels of custom kinds are timed here for the usage report, and what they
    raise is reported naming the op and the kernel;
 4. record a tape node when this thread is taking a gradient.
 
-A cached call costs a dict lookup and the kernel itself.
+A cached call costs a dict lookup and the kernel itself. ``call_owner`` is
+``call`` for objects that own one OpDef (``ops.Custom``): it is their
+``__call__``, so such a call reaches the kernel's runner from one frame.
 """
 
 import sys
@@ -27,6 +29,8 @@ from .tape import STATE as _STATE, on_tape as _on_tape, record as _record
 
 _settings = _context._settings
 _perf = time.perf_counter
+_refcount = sys.getrefcount
+_empty = np.empty
 _POOL_MIN_BYTES = 1 << 20        # outputs this large are taken from a reuse pool
 _POOL_SIZE = 4
 MAX_PLANS = 4096                # per op; past this the cache starts over (one plan per scalar value adds up)
@@ -57,7 +61,7 @@ class Plan:
 
     __slots__ = ("n_out", "out_shapes", "out_dtypes", "out_formats", "runner", "allocates",
                  "entry", "conversions", "restore", "pools", "lock", "simple", "timed", "stats",
-                 "shape0", "dtype0", "req", "direct")
+                 "shape0", "dtype0", "req", "direct", "spares")
 
     def run(self, op, attrs, arrays):
         """Convert layouts, allocate, run the kernel (timed for custom kinds), convert back."""
@@ -93,7 +97,7 @@ class Plan:
     def _alloc(self, i):
         pool = self.pools[i] if self.pools else None
         if pool is None:
-            return np.empty(self.out_shapes[i], self.out_dtypes[i])
+            return _reuse(self.spares[i], self.out_shapes[i], self.out_dtypes[i])
         with self.lock:
             for buf in pool:
                 # references: the pool list, the loop variable, getrefcount's argument
@@ -103,6 +107,23 @@ class Plan:
             if len(pool) < _POOL_SIZE:
                 pool.append(buf)
             return buf
+
+
+def _reuse(spare, shape, dtype):
+    """An output buffer: the plan's previous one when nothing references it any more, else a new one.
+
+    ``spare`` holds the buffer(s) handed out last. ``list.pop``/``append`` are atomic, so two
+    threads never get the same buffer; a buffer still held anywhere (a live Tensor, a view,
+    a tape node, an ``asnumpy()`` result) has more references than the local one and stays theirs.
+    """
+    try:
+        buf = spare.pop()
+        if _refcount(buf) != 2:          # references: ``buf`` and getrefcount's argument
+            buf = _empty(shape, dtype)
+    except IndexError:                   # another thread holds the spare right now
+        buf = _empty(shape, dtype)
+    spare.append(buf)
+    return buf
 
 
 def _freeze(value):
@@ -181,13 +202,16 @@ def call(op, args, attrs):
             stats = plan.stats
             stats["calls"] += 1
             stats["seconds"] += _perf() - t0
-            if plan.n_out == 1 and type(r) is np.ndarray and r.shape == plan.shape0 and r.dtype == plan.dtype0:
+            if plan.n_out == 1 and type(r) is np.ndarray and r.shape == plan.shape0 and \
+                    (r.dtype is plan.dtype0 or r.dtype == plan.dtype0):
                 outs = (r,)
             else:
                 outs = _check_results(op, plan, r)
         else:
-            outs = [np.empty(s, d) for s, d in zip(plan.out_shapes, plan.out_dtypes)] \
-                if plan.pools is None else [plan._alloc(i) for i in range(plan.n_out)]
+            if plan.n_out == 1 and plan.pools is None:
+                outs = [_reuse(plan.spares[0], plan.shape0, plan.dtype0)]
+            else:
+                outs = [plan._alloc(i) for i in range(plan.n_out)]
             t0 = _perf()
             try:
                 runner(attrs, arrays, plan.req, outs)
@@ -197,7 +221,11 @@ def call(op, args, attrs):
             stats["calls"] += 1
             stats["seconds"] += _perf() - t0
         if plan.n_out == 1:
-            t = Tensor._wrap(outs[0])
+            t = _new_tensor(Tensor)
+            t._data = outs[0]
+            t._format = "DefaultFormat"
+            t._node = None
+            t._oidx = 0
             if _STATE.depth and _on_tape(args):
                 _record(op, args, (t,), attrs)
             return t
@@ -214,6 +242,96 @@ def call(op, args, attrs):
 
 
 _new_tensor = object.__new__
+
+
+def call_owner(owner, *args, **kwargs):
+    """``__call__`` of an object that owns one OpDef (``ops.Custom``): ``call`` without a frame between.
+
+    The owner gives ``_op``; ``_plain`` (True when a call of ``_lo`` to ``_hi``
+    Tensors without keywords runs with the attrs ``_fast_attrs``); and
+    ``_call_general(args, kwargs)`` for every other call. A cached plan on the
+    ``direct`` path runs here (this is ``call``'s direct path, kept in step with
+    it); anything else (a first call, attributes, conversions) goes through
+    ``_call_general`` and from there ``call``.
+    """
+    n = len(args)
+    if kwargs or not owner._plain or n < owner._lo or n > owner._hi:
+        return owner._call_general(args, kwargs)
+    if n == 1:
+        a = args[0]
+        if type(a) is not Tensor:
+            return owner._call_general(args, kwargs)
+        da = a._data
+        arrays = [da]
+        key = (da.shape, da.dtype, a._format)
+    elif n == 2:
+        a, b = args
+        if type(a) is not Tensor or type(b) is not Tensor:
+            return owner._call_general(args, kwargs)
+        da, db = a._data, b._data
+        arrays = [da, db]
+        key = (da.shape, da.dtype, a._format, db.shape, db.dtype, b._format)
+    else:
+        for a in args:
+            if type(a) is not Tensor:
+                return owner._call_general(args, kwargs)
+        arrays = [t._data for t in args]
+        key = tuple([(d.shape, d.dtype, t._format) for d, t in zip(arrays, args)])
+    attrs = owner._fast_attrs
+    plan = None if attrs else owner._op.plans.get(key)
+    if plan is None or not plan.direct:
+        # first call of a signature, attributes, or layout conversions: the general path
+        return owner._call_general(args, kwargs)
+    op = owner._op
+    runner = plan.runner
+    if plan.allocates:
+        t0 = _perf()
+        try:
+            r = runner(attrs, arrays)
+        except Exception as exc:
+            _reraise(op, plan.entry, exc)
+        stats = plan.stats
+        stats["calls"] += 1
+        stats["seconds"] += _perf() - t0
+        if plan.n_out == 1 and type(r) is np.ndarray and r.shape == plan.shape0 and \
+                (r.dtype is plan.dtype0 or r.dtype == plan.dtype0):
+            out = r
+        else:
+            outs = _check_results(op, plan, r)
+            if plan.n_out != 1:
+                return _wrap_outputs(op, args, attrs, outs)
+            out = outs[0]
+    else:
+        if plan.n_out != 1 or plan.pools is not None:
+            outs = [plan._alloc(i) for i in range(plan.n_out)]
+        else:
+            outs = [_reuse(plan.spares[0], plan.shape0, plan.dtype0)]
+        t0 = _perf()
+        try:
+            runner(attrs, arrays, plan.req, outs)
+        except Exception as exc:
+            _reraise(op, plan.entry, exc)
+        stats = plan.stats
+        stats["calls"] += 1
+        stats["seconds"] += _perf() - t0
+        if plan.n_out != 1:
+            return _wrap_outputs(op, args, attrs, outs)
+        out = outs[0]
+    t = _new_tensor(Tensor)
+    t._data = out
+    t._format = "DefaultFormat"
+    t._node = None
+    t._oidx = 0
+    if _STATE.depth and _on_tape(args):
+        _record(op, args, (t,), attrs)
+    return t
+
+
+def _wrap_outputs(op, args, attrs, outs):
+    tensors = [Tensor._wrap(o) for o in outs]
+    if _STATE.depth and _on_tape(args):
+        _record(op, args, tensors, attrs)
+    return tuple(tensors)
 
 
 def clear_plans():
@@ -285,6 +403,7 @@ def _make_plan(op, args, attrs):
     plan.restore = []
     plan.lock = threading.Lock()
     plan.pools = None
+    plan.spares = [[] for _ in range(plan.n_out)]
     plan.timed = entry.kind != "builtin"
     plan.stats = entry.stats
     plan.req = ["write"] * plan.n_out

@@ -39,8 +39,13 @@ class Node:
         self.op = op
         self.attrs = attrs
         self.inputs = inputs
-        self.outputs = tuple(outputs)   # strong: a gradient may read an output the caller dropped
-        self.out_meta = [(t._data.shape, t._data.dtype, t._format) for t in outputs]
+        self.outputs = outputs = tuple(outputs)   # strong: a gradient may read an output the caller dropped
+        if len(outputs) == 1:
+            t = outputs[0]
+            d = t._data
+            self.out_meta = [(d.shape, d.dtype, t._format)]
+        else:
+            self.out_meta = [(t._data.shape, t._data.dtype, t._format) for t in outputs]
 
     def __repr__(self):
         return f"Node({self.op.name if self.op else 'leaf'})"
@@ -83,6 +88,10 @@ def on_tape(args):
 def record(op, inputs, outputs, attrs):
     """Record one op call; its outputs point at the new node."""
     node = Node(op, attrs, tuple(inputs), outputs)
+    if len(outputs) == 1:
+        outputs[0]._node = node
+        outputs[0]._oidx = 0
+        return node
     for i, t in enumerate(outputs):
         t._node = node
         t._oidx = i
