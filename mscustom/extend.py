@@ -78,7 +78,7 @@ def def_kernel(op: OpDef, fn: Kernel, target: Union[str, Iterable[str]] = "all",
                dtypes: Optional[Sequence[Sequence[Optional[str]]]] = None,
                formats: Optional[Sequence[Sequence[str]]] = None, *, allocates: bool = True,
                kind: str = "builtin", bind: Optional[Callable] = None, name: str = "",
-               label: str = "") -> OpDef:
+               label: str = "", rows: Optional[Sequence[tuple]] = None) -> OpDef:
     """Add an implementation of ``op``.
 
     ``fn(attrs, inputs)`` returns the output array(s) when ``allocates``;
@@ -88,14 +88,18 @@ def def_kernel(op: OpDef, fn: Kernel, target: Union[str, Iterable[str]] = "all",
     kernel accepts, with ``formats`` the matching rows of format names; without
     rows it accepts any input. ``bind(op, signature) -> runner`` is called once
     per input signature (compile, load, init) when given. Kinds other than
-    "builtin" are timed for the usage report.
+    "builtin" are timed for the usage report. ``rows`` gives the rows already
+    paired, one tuple of ``(dtype, format)`` per input and output (what a parsed
+    reg info holds), instead of ``dtypes``/``formats``.
     """
     targets = _context.TARGETS if target == "all" else (target,) if isinstance(target, str) else tuple(target)
     for t in targets:
         if t not in _context.TARGETS:
             raise ValueError(f"def_kernel of op '{op.name}': target must be one of {list(_context.TARGETS)} "
                              f"or 'all', got {t!r}")
-    rows = None
+    if rows is not None and dtypes is not None:
+        raise ValueError(f"def_kernel of op '{op.name}': give rows or dtypes (with formats), not both")
+    rows = list(rows) if rows is not None else None
     if dtypes is not None:
         formats = formats or [["DefaultFormat"] * len(r) for r in dtypes]
         if len(formats) != len(dtypes) or any(len(f) != len(d) for f, d in zip(formats, dtypes)):

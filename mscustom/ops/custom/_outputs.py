@@ -13,6 +13,7 @@ import weakref
 import numpy as np
 
 from ... import dtype as _dt
+from ... import extend as _extend
 from . import _common
 from .rules import check_concrete, result_structure
 
@@ -98,8 +99,8 @@ def install_kind_shape_rule(op, kind, func, attr_specs, op_name):
     op_ref = weakref.ref(op)
 
     def infer_shape(attrs, in_shapes):
-        return in_shapes, rule(attrs, in_shapes, attr_specs, op_ref().num_outputs)
-    op.set_attr("FInferShape", infer_shape)
+        return rule(attrs, in_shapes, attr_specs, op_ref().num_outputs)
+    _extend.def_infer(op, shape=infer_shape)
 
 
 def install_rules(op, shape_rule, dtype_rule, op_name):
@@ -108,10 +109,10 @@ def install_rules(op, shape_rule, dtype_rule, op_name):
     if shape_rule.kind != "none":
         def infer_shape(attrs, in_shapes):
             out = shape_rule.evaluate(call_args(attrs, in_shapes), op.num_outputs)
-            return in_shapes, check_concrete(op_name, in_shapes, out)
-        op.set_attr("FInferShape", infer_shape)
+            return check_concrete(op_name, in_shapes, out)
+        _extend.def_infer(op, shape=infer_shape)
     if dtype_rule.kind != "none":
         def infer_type(attrs, in_dtypes):
             out = dtype_rule.evaluate(call_args(attrs, in_dtypes), op.num_outputs)
-            return in_dtypes, [_dt.dtype_from_any(d) for d in out]
-        op.set_attr("FInferType", infer_type)
+            return [_dt.dtype_from_any(d) for d in out]
+        _extend.def_infer(op, dtype=infer_type)

@@ -33,8 +33,8 @@ import numpy as np
 
 from ... import context as _context
 from ... import dtype as _dt
+from ... import extend
 from ..._core import dispatch as _dispatch
-from ..._core.opdef import OpDef
 from ...tensor import Tensor
 from . import _arity, _outputs, _validate, report
 from . import _registered  # noqa: F401  (the built-in kernel kinds)
@@ -115,12 +115,14 @@ class Custom:
         self._lock = threading.Lock()
         self._sources = []               # (func, kind, infos, options) per add_kernel, to rebuild
         self._attr_specs = []
-        self._op = OpDef(self.name, num_outputs=n_out)
-        self._op.describe(f"ops.Custom {func_type} op '{self.name}'")
+        # the OpDef, through the extension surface: def_op, def_infer (in _outputs), def_gradient,
+        # def_kernel (in _add_kernels); it stays out of the by-name registry (one op per instance)
+        self._op = extend.def_op(self.name, inputs=None, outputs=n_out, register=False,
+                                 doc=f"ops.Custom {func_type} op '{self.name}'")
         _outputs.install_rules(self._op, self._shape_rule, self._dtype_rule, self.name)
         if self._shape_rule.kind == "none":
             _outputs.install_kind_shape_rule(self._op, kind, self.func, self._attr_specs, self.name)
-        self._op.set_attr("FGradient", _bprop.make_fgradient(self.name, func_type, self.bprop))
+        extend.def_gradient(self._op, _bprop.make_fgradient(self.name, func_type, self.bprop))
         self._add_kernels(func, kind, infos, options)
         self._arity = _arity.find_arity(kind, self._sources[0][0], self._shape_rule, self._dtype_rule,
                                         self.bprop, self._attr_specs, n_out, self._pending)
@@ -146,11 +148,14 @@ class Custom:
             else:
                 targets = kind.default_targets or (_context.device_target(),)
             for target in targets:
-                self._op.add_kernel(make_entry(
-                    kind, func, op_name=self.name, target=target,
-                    rows=(info.rows or None) if info else None,
-                    attr_specs=list(info.attrs) if info else [], n_out=self._op.num_outputs,
-                    options=dict(options)))
+                # the kind names the kernel and gives its per-signature bind hook
+                entry = make_entry(kind, func, op_name=self.name, target=target,
+                                   rows=(info.rows or None) if info else None,
+                                   attr_specs=list(info.attrs) if info else [], n_out=self._op.num_outputs,
+                                   options=dict(options))
+                extend.def_kernel(self._op, entry.fn, target=target, rows=entry.rows,
+                                  allocates=entry.allocates, kind=entry.kind, bind=entry.bind,
+                                  name=entry.name, label=entry.label)
         # kernels restricted to rows first, catch-all kernels (rows=None) last
         self._op.kernels.sort(key=lambda k: k.rows is None)
         self._op.plans.clear()
