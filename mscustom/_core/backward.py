@@ -25,39 +25,33 @@ def _node_getter():
     return lambda t: t._node or get(id(t))
 
 
-def _toposort(roots, node_of):
-    """Nodes reachable from ``roots``, every node after all nodes it consumes."""
-    order, seen = [], set()
+def _walk(roots, targets, node_of):
+    """``(order, needed)``: the nodes reachable from ``roots``, each after the nodes it consumes,
+    and the set of those on some path to a target (only they are differentiated)."""
+    order = []
+    needed = set(targets)
+    seen = set()
     stack = [(n, False) for n in roots if n is not None]
     while stack:
         node, done = stack.pop()
         if done:
             order.append(node)
+            if node not in needed:
+                for t in node.inputs:   # inputs are ordered already: needed if one of them is
+                    tn = node_of(t)
+                    if tn is not None and tn in needed:
+                        needed.add(node)
+                        break
             continue
-        nid = id(node)
-        if nid in seen:
+        if node in seen:
             continue
-        seen.add(nid)
+        seen.add(node)
         stack.append((node, True))
         for t in node.inputs:
             tn = node_of(t)
-            if tn is not None and id(tn) not in seen:
+            if tn is not None and tn not in seen:
                 stack.append((tn, False))
-    return order
-
-
-def _needed(order, target_ids, node_of):
-    """Ids of the nodes on some path to a target (only those are differentiated)."""
-    needed = set(target_ids)
-    for node in order:                 # inputs come before their consumers
-        if id(node) in needed:
-            continue
-        for t in node.inputs:
-            tn = node_of(t)
-            if tn is not None and id(tn) in needed:
-                needed.add(id(node))
-                break
-    return needed
+    return order, needed
 
 
 def _run_fgradient(node, ograds, needed, node_of):
@@ -70,7 +64,7 @@ def _run_fgradient(node, ograds, needed, node_of):
     try:
         if "FGradientNeeds" in attrs:
             # the op skips what no target needs: fgrad(..., needs), one bool per input
-            needs = [node_of(t) is not None and id(node_of(t)) in needed for t in node.inputs]
+            needs = [node_of(t) in needed for t in node.inputs]
             in_grads = fgrad(list(node.inputs), list(node.outputs), ograds, node.attrs, needs)
         else:
             in_grads = fgrad(list(node.inputs), list(node.outputs), ograds, node.attrs)
@@ -93,28 +87,27 @@ def backward(roots, targets):
     ``roots``: list of ``(tensor, sensitivity_tensor)``. ``targets``: list of
     leaf Nodes (from ``make_leaf`` / ``thread_leaf``). Returns one gradient
     Tensor per target, or None where no path leads from the roots to it.
+    Nodes are keyed by identity (``Node`` keeps object's hash and equality).
     """
     node_of = _node_getter()
-    order = _toposort([node_of(t) for t, _ in roots], node_of)
-    target_ids = {id(n) for n in targets}
-    needed = _needed(order, target_ids, node_of)
-    grads = {}                         # id(node) -> [grad per output]
+    order, needed = _walk([node_of(t) for t, _ in roots], targets, node_of)
+    target_set = set(targets)
+    grads = {}                         # node -> [grad per output]
     add = _prim.accumulate
 
     for t, sens in roots:
         node = node_of(t)
-        if node is not None and id(node) in needed:
+        if node is not None and node in needed:
             idx = t._oidx if t._node is not None else 0
-            slot = grads.get(id(node))
+            slot = grads.get(node)
             if slot is None:
-                slot = grads[id(node)] = [None] * len(node.out_meta)
+                slot = grads[node] = [None] * len(node.out_meta)
             slot[idx] = sens if slot[idx] is None else add(slot[idx], sens)
 
     for node in reversed(order):
-        nid = id(node)
-        if nid in target_ids or node.op is None or nid not in needed:
+        if node in target_set or node.op is None or node not in needed:
             continue
-        ograds = grads.pop(nid, None)
+        ograds = grads.pop(node, None)
         if ograds is None:
             continue
         if (ograds[0] is None if len(ograds) == 1 else any(g is None for g in ograds)):
@@ -125,7 +118,7 @@ def backward(roots, targets):
             if g is None:
                 continue
             inode = node_of(inp)
-            if inode is None or id(inode) not in needed:
+            if inode is None or inode not in needed:
                 continue
             d = inp._data
             if d.dtype.kind in "iub":
@@ -133,14 +126,14 @@ def backward(roots, targets):
             if type(g) is not Tensor or g._data.shape != d.shape or g._data.dtype != d.dtype:
                 g = _conform(node.op, i, inp, g)
             idx = inp._oidx if inp._node is not None else 0
-            slot = grads.get(id(inode))
+            slot = grads.get(inode)
             if slot is None:
-                slot = grads[id(inode)] = [None] * len(inode.out_meta)
+                slot = grads[inode] = [None] * len(inode.out_meta)
             slot[idx] = g if slot[idx] is None else add(slot[idx], g)
 
     result = []
     for n in targets:
-        slot = grads.get(id(n))
+        slot = grads.get(n)
         result.append(None if slot is None else slot[0])
     return result
 

@@ -61,7 +61,7 @@ class Plan:
 
     __slots__ = ("n_out", "out_shapes", "out_dtypes", "out_formats", "runner", "allocates",
                  "entry", "conversions", "restore", "pools", "lock", "simple", "timed", "stats",
-                 "shape0", "dtype0", "req", "direct", "spares")
+                 "shape0", "dtype0", "req", "direct", "spares", "fast")
 
     def run(self, op, attrs, arrays):
         """Convert layouts, allocate, run the kernel (timed for custom kinds), convert back."""
@@ -191,48 +191,8 @@ def call(op, args, attrs):
             _record(op, args, (t,), attrs)
         return t
     if plan.direct:
-        # a custom kernel with nothing to convert: run and time it here (no Plan.run frame)
-        runner = plan.runner
-        if plan.allocates:
-            t0 = _perf()
-            try:
-                r = runner(attrs, arrays)
-            except Exception as exc:
-                _reraise(op, plan.entry, exc)
-            stats = plan.stats
-            stats["calls"] += 1
-            stats["seconds"] += _perf() - t0
-            if plan.n_out == 1 and type(r) is np.ndarray and r.shape == plan.shape0 and \
-                    (r.dtype is plan.dtype0 or r.dtype == plan.dtype0):
-                outs = (r,)
-            else:
-                outs = _check_results(op, plan, r)
-        else:
-            if plan.n_out == 1 and plan.pools is None:
-                outs = [_reuse(plan.spares[0], plan.shape0, plan.dtype0)]
-            else:
-                outs = [plan._alloc(i) for i in range(plan.n_out)]
-            t0 = _perf()
-            try:
-                runner(attrs, arrays, plan.req, outs)
-            except Exception as exc:
-                _reraise(op, plan.entry, exc)
-            stats = plan.stats
-            stats["calls"] += 1
-            stats["seconds"] += _perf() - t0
-        if plan.n_out == 1:
-            t = _new_tensor(Tensor)
-            t._data = outs[0]
-            t._format = "DefaultFormat"
-            t._node = None
-            t._oidx = 0
-            if _STATE.depth and _on_tape(args):
-                _record(op, args, (t,), attrs)
-            return t
-        tensors = [Tensor._wrap(o) for o in outs]
-        if _STATE.depth and _on_tape(args):
-            _record(op, args, tensors, attrs)
-        return tuple(tensors)
+        # a custom kernel with nothing to convert: allocate, run and time it in one closure
+        return plan.fast(args, arrays, attrs)
     outs = plan.run(op, attrs, arrays)
     fmts = plan.out_formats
     tensors = [Tensor._wrap(o, f) for o, f in zip(outs, fmts)] if fmts else [Tensor._wrap(o) for o in outs]
@@ -247,15 +207,15 @@ _new_tensor = object.__new__
 def call_owner(owner, *args, **kwargs):
     """``__call__`` of an object that owns one OpDef (``ops.Custom``): ``call`` without a frame between.
 
-    The owner gives ``_op``; ``_plain`` (True when a call of ``_lo`` to ``_hi``
-    Tensors without keywords runs with the attrs ``_fast_attrs``); and
-    ``_call_general(args, kwargs)`` for every other call. A cached plan on the
-    ``direct`` path runs here (this is ``call``'s direct path, kept in step with
-    it); anything else (a first call, attributes, conversions) goes through
-    ``_call_general`` and from there ``call``.
+    The owner gives ``_op``; ``_fast_ns`` (the argument counts for which a call
+    of Tensors without keywords runs with the attrs ``_fast_attrs``; empty when
+    none does); and ``_call_general(args, kwargs)`` for every other call. A cached plan on the
+    ``direct`` path runs from here (``plan.fast``, as in ``call``); anything
+    else (a first call, attributes, conversions) goes through ``_call_general``
+    and from there ``call``.
     """
     n = len(args)
-    if kwargs or not owner._plain or n < owner._lo or n > owner._hi:
+    if kwargs or n not in owner._fast_ns:
         return owner._call_general(args, kwargs)
     if n == 1:
         a = args[0]
@@ -282,56 +242,137 @@ def call_owner(owner, *args, **kwargs):
     if plan is None or not plan.direct:
         # first call of a signature, attributes, or layout conversions: the general path
         return owner._call_general(args, kwargs)
-    op = owner._op
-    runner = plan.runner
+    if plan.n_out != 1 or plan.pools is not None:
+        return plan.fast(args, arrays, attrs)
+    # one output: plan.fast's work inline (one frame less on the most common custom call)
     if plan.allocates:
         t0 = _perf()
         try:
-            r = runner(attrs, arrays)
+            out = plan.runner(attrs, arrays)
         except Exception as exc:
-            _reraise(op, plan.entry, exc)
+            _reraise(owner._op, plan.entry, exc)
         stats = plan.stats
         stats["calls"] += 1
         stats["seconds"] += _perf() - t0
-        if plan.n_out == 1 and type(r) is np.ndarray and r.shape == plan.shape0 and \
-                (r.dtype is plan.dtype0 or r.dtype == plan.dtype0):
-            out = r
-        else:
-            outs = _check_results(op, plan, r)
-            if plan.n_out != 1:
-                return _wrap_outputs(op, args, attrs, outs)
-            out = outs[0]
+        if type(out) is not np.ndarray or out.shape != plan.shape0 or \
+                (out.dtype is not plan.dtype0 and out.dtype != plan.dtype0):
+            out = _check_results(owner._op, plan, out)[0]
     else:
-        if plan.n_out != 1 or plan.pools is not None:
-            outs = [plan._alloc(i) for i in range(plan.n_out)]
-        else:
-            outs = [_reuse(plan.spares[0], plan.shape0, plan.dtype0)]
+        spare = plan.spares[0]
+        try:
+            out = spare.pop()
+            if _refcount(out) != 2:
+                out = _empty(plan.shape0, plan.dtype0)
+        except IndexError:
+            out = _empty(plan.shape0, plan.dtype0)
+        spare.append(out)
         t0 = _perf()
         try:
-            runner(attrs, arrays, plan.req, outs)
+            plan.runner(attrs, arrays, plan.req, [out])
         except Exception as exc:
-            _reraise(op, plan.entry, exc)
+            _reraise(owner._op, plan.entry, exc)
         stats = plan.stats
         stats["calls"] += 1
         stats["seconds"] += _perf() - t0
-        if plan.n_out != 1:
-            return _wrap_outputs(op, args, attrs, outs)
-        out = outs[0]
     t = _new_tensor(Tensor)
     t._data = out
     t._format = "DefaultFormat"
     t._node = None
     t._oidx = 0
     if _STATE.depth and _on_tape(args):
-        _record(op, args, (t,), attrs)
+        _record(owner._op, args, (t,), attrs)
     return t
 
 
-def _wrap_outputs(op, args, attrs, outs):
-    tensors = [Tensor._wrap(o) for o in outs]
-    if _STATE.depth and _on_tape(args):
-        _record(op, args, tensors, attrs)
-    return tuple(tensors)
+def _direct_path(op, plan):
+    """``plan.fast(args, arrays, attrs)``: the whole call of a custom kernel with nothing to convert.
+
+    Built once per plan with everything it reads bound as closure variables:
+    allocate the outputs (reusing the plan's last buffer when nobody holds it),
+    run the kernel timed into the entry's stats for the usage report (what it
+    raises is reported naming the op and the kernel), wrap, record on the tape.
+    """
+    runner, entry, stats, req, n_out = plan.runner, plan.entry, plan.stats, plan.req, plan.n_out
+    shape0, dtype0 = plan.shape0, plan.dtype0
+    spare = plan.spares[0]
+    perf, new, empty, refcount, state = _perf, _new_tensor, _empty, _refcount, _STATE
+
+    def finish(args, attrs, outs):      # several outputs, or a result that needs checking
+        if n_out == 1:
+            return finish_one(args, attrs, outs[0])
+        tensors = [Tensor._wrap(o) for o in outs]
+        if state.depth and _on_tape(args):
+            _record(op, args, tensors, attrs)
+        return tuple(tensors)
+
+    def finish_one(args, attrs, out):
+        t = new(Tensor)
+        t._data = out
+        t._format = "DefaultFormat"
+        t._node = None
+        t._oidx = 0
+        if state.depth and _on_tape(args):
+            _record(op, args, (t,), attrs)
+        return t
+
+    if plan.allocates:
+        def fast(args, arrays, attrs):
+            t0 = perf()
+            try:
+                r = runner(attrs, arrays)
+            except Exception as exc:
+                _reraise(op, entry, exc)
+            stats["calls"] += 1
+            stats["seconds"] += perf() - t0
+            if type(r) is not np.ndarray or n_out != 1 or r.shape != shape0 or \
+                    (r.dtype is not dtype0 and r.dtype != dtype0):
+                return finish(args, attrs, _check_results(op, plan, r))
+            t = new(Tensor)
+            t._data = r
+            t._format = "DefaultFormat"
+            t._node = None
+            t._oidx = 0
+            if state.depth and _on_tape(args):
+                _record(op, args, (t,), attrs)
+            return t
+    elif n_out == 1 and plan.pools is None:
+        def fast(args, arrays, attrs):
+            try:                        # _reuse, inline
+                buf = spare.pop()
+                if refcount(buf) != 2:
+                    buf = empty(shape0, dtype0)
+            except IndexError:
+                buf = empty(shape0, dtype0)
+            spare.append(buf)
+            t0 = perf()
+            try:
+                runner(attrs, arrays, req, [buf])
+            except Exception as exc:
+                _reraise(op, entry, exc)
+            stats["calls"] += 1
+            stats["seconds"] += perf() - t0
+            t = new(Tensor)
+            t._data = buf
+            t._format = "DefaultFormat"
+            t._node = None
+            t._oidx = 0
+            if state.depth and _on_tape(args):
+                _record(op, args, (t,), attrs)
+            return t
+    else:
+        alloc = plan._alloc
+
+        def fast(args, arrays, attrs):
+            outs = [alloc(i) for i in range(n_out)]
+            t0 = perf()
+            try:
+                runner(attrs, arrays, req, outs)
+            except Exception as exc:
+                _reraise(op, entry, exc)
+            stats["calls"] += 1
+            stats["seconds"] += perf() - t0
+            return finish(args, attrs, outs)
+    return fast
 
 
 def clear_plans():
@@ -441,6 +482,7 @@ def _make_plan(op, args, attrs):
                    and (out_shapes is not None or entry.allocates))
     plan.shape0 = plan.out_shapes[0] if out_shapes is not None else None
     plan.dtype0 = plan.out_dtypes[0] if out_shapes is not None else None
+    plan.fast = _direct_path(op, plan) if plan.direct else None
     return plan
 
 

@@ -162,6 +162,7 @@ class Custom:
         self._marshal = Marshal(self.name, self._attr_specs, self._update_num_inputs())
         self._fast_attrs = self._marshal.fast_attrs
         self._plain = False                  # set by _update_fast_path once the op is complete
+        self._fast_ns = ()
 
     def _update_num_inputs(self):
         """Reg infos that agree on a fixed number of tensor inputs let the dispatcher check it."""
@@ -254,6 +255,7 @@ class Custom:
 
     def _update_fast_path(self):
         self._plain = not self._pending and self._wrap is None and self._fast_attrs is not None
+        self._fast_ns = range(self._lo, self._hi + 1) if self._plain else ()     # read by call_owner
 
     def _wrapped(self, res):
         """The result in the structure out_shape/out_dtype ask for (a 1-tuple stays a 1-tuple)."""
