@@ -26,10 +26,15 @@ _ADD = defop("add", 2, lambda a, i: np.add(i[0], i[1]), broadcast_shape("add"), 
 _SUB = defop("sub", 2, lambda a, i: np.subtract(i[0], i[1]), broadcast_shape("sub"), numeric_promote("sub"),
              lambda ins, outs, g, a: [F.sum_to(g[0], ins[0].shape), F.sum_to(neg(g[0]), ins[1].shape)],
              doc="x - y with broadcasting", arg_names=("x", "y"))
+def _mul_grad(ins, outs, g, a, needs=(True, True)):
+    """Only the sides some target needs (a loss's mask or one-hot labels need none)."""
+    return [F.sum_to(mul(g[0], ins[1]), ins[0].shape) if needs[0] else None,
+            F.sum_to(mul(g[0], ins[0]), ins[1].shape) if needs[1] else None]
+
+
 _MUL = defop("mul", 2, lambda a, i: np.multiply(i[0], i[1]), broadcast_shape("mul"), promote_types("mul"),
-             lambda ins, outs, g, a: [F.sum_to(mul(g[0], ins[1]), ins[0].shape),
-                                      F.sum_to(mul(g[0], ins[0]), ins[1].shape)],
-             doc="x * y with broadcasting", arg_names=("x", "y"))
+             _mul_grad, doc="x * y with broadcasting", arg_names=("x", "y"))
+_MUL.set_attr("FGradientNeeds", True)
 
 
 def _div_type(attrs, dtypes):
@@ -262,7 +267,7 @@ def matmul_t(x, y, transpose_a=False, transpose_b=False):
     """
     attrs = {"transpose_a": True, "transpose_b": bool(transpose_b)} if transpose_a else \
         _TRANSPOSE_B if transpose_b else NOATTR
-    if type(x) is not Tensor or type(y) is not Tensor:
+    if not isinstance(x, Tensor) or not isinstance(y, Tensor):      # Parameters pass as they are
         x, y = pair_named(x, y, "matmul")
     return call(_MATMUL, (x, y), attrs)
 
@@ -291,11 +296,15 @@ def _matmul_grad(ins, outs, g, a, needs=None):
     if is_float(x) and (needs is None or needs[0]):
         gx = matmul_t(y2, up, True, True) if ta and tb else matmul_t(y2, up, False, True) if ta \
             else matmul_t(up, y2, False, not tb)
-        gx = F.reshape(F.sum_to(gx, x2.shape), x.shape)
+        gx = F.sum_to(gx, x2.shape)
+        if x.ndim == 1:
+            gx = F.reshape(gx, x.shape)
     if is_float(y) and (needs is None or needs[1]):
         gy = matmul_t(up, x2, True, True) if ta and tb else matmul_t(up, x2, True, False) if tb \
             else matmul_t(x2, up, not ta, False)
-        gy = F.reshape(F.sum_to(gy, y2.shape), y.shape)
+        gy = F.sum_to(gy, y2.shape)
+        if y.ndim == 1:
+            gy = F.reshape(gy, y.shape)
     return [gx, gy]
 
 

@@ -85,10 +85,15 @@ def _extreme_grad(ins, outs, g, a):
     return [F.div(F.mul(mask, F.reshape(g[0], keep)), count)]
 
 
+def _sum_compute(a, i):
+    x = i[0]
+    # np.add.reduce is np.sum without its Python wrapper (this kernel runs in every broadcast gradient)
+    return np.asarray(np.add.reduce(x, axis=a["axis"], keepdims=a["keep_dims"],
+                                    dtype=np.int64 if x.dtype.kind == "b" else x.dtype))
+
+
 _REDUCE_SUM = defop(
-    "reduce_sum", 1,
-    lambda a, i: np.asarray(np.sum(i[0], axis=a["axis"], keepdims=a["keep_dims"],
-                                   dtype=np.int64 if i[0].dtype == np.bool_ else i[0].dtype)),
+    "reduce_sum", 1, _sum_compute,
     _reduce_shape("reduce_sum"), _sum_type, _sum_grad, doc="sum over axes", arg_names=("x",))
 _REDUCE_MEAN = defop(
     "reduce_mean", 1,
