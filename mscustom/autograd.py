@@ -118,7 +118,7 @@ def _run(fn, args, positions, weights, has_aux, sens=None):
     Parameters shared with other threads) become leaves of this thread only.
     """
     args = list(args)
-    leaves = []
+    leaf_tensors, targets = [], []
     for p in positions:
         x = args[p]
         if not isinstance(x, Tensor):
@@ -126,20 +126,26 @@ def _run(fn, args, positions, weights, has_aux, sens=None):
                             f"differentiated, got {type(x).__name__}")
         leaf = Tensor._wrap(x._data, x._format)
         leaf._node, leaf._oidx = _ad.slot_of(x)
-        leaves.append((leaf, _ad.make_leaf(leaf)))
+        targets.append(_ad.make_leaf(leaf))
+        leaf_tensors.append(leaf)
         args[p] = leaf
     if weights:
         with _ad.thread_leaf(weights) as weight_nodes:
-            out, grads = _record_and_backward(fn, args, has_aux, sens, [n for _, n in leaves] + weight_nodes)
+            out, grads = _record_and_backward(fn, args, has_aux, sens, targets + weight_nodes)
+        tensors = leaf_tensors + list(weights)
     else:
-        out, grads = _record_and_backward(fn, args, has_aux, sens, [n for _, n in leaves])
-    tensors = [leaf for leaf, _ in leaves] + list(weights)
-    grads = [g if g is not None else Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
-             for g, t in zip(grads, tensors)]
+        out, grads = _record_and_backward(fn, args, has_aux, sens, targets)
+        tensors = leaf_tensors
+    for i, g in enumerate(grads):
+        if g is None:                   # no path from the output: a zero gradient
+            t = tensors[i]
+            grads[i] = Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
     if not _STATE.depth:
         _detach(out)
-        _detach(grads)
-    return out, grads[:len(leaves)], tuple(grads[len(leaves):])
+        for g in grads:
+            g._node = None
+    n = len(leaf_tensors)
+    return out, grads[:n], tuple(grads[n:])
 
 
 def _record_and_backward(fn, args, has_aux, sens, targets):

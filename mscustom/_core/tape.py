@@ -51,6 +51,9 @@ class Node:
         return f"Node({self.op.name if self.op else 'leaf'})"
 
 
+_NO_ATTRS = {}                  # a leaf's attrs (a leaf has no op to read them)
+
+
 class _Identity:
     """The op of a leaf that stands for an outer-taped tensor: passes gradients through."""
 
@@ -102,7 +105,7 @@ def _leaf_node(tensor):
     """A leaf node for ``tensor``: linked to its outer-tape node when it has one (grad of grad)."""
     outer_node = node_of(tensor)
     if outer_node is None:
-        return Node(None, {}, (), (tensor,))
+        return Node(None, _NO_ATTRS, (), (tensor,))
     outer = tensor._wrap(tensor._data, tensor._format)     # a plain Tensor over the same data
     outer._node, outer._oidx = slot_of(tensor)
     return Node(_Identity, {}, (outer,), (tensor,))
