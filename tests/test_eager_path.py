@@ -165,3 +165,17 @@ def test_def_kernel_takes_paired_rows_as_reg_infos_give_them():
         f(ms.Tensor(np.ones(2, np.float64)))
     with pytest.raises(ValueError, match="def_kernel of op 'eager_rows_demo': give rows or dtypes"):
         extend.def_kernel(op, lambda attrs, ins: ins[0], rows=[], dtypes=[["float32", "float32"]])
+
+
+def test_large_outputs_come_from_the_pool_and_are_not_overwritten_while_held(jit_square):
+    n = (1 << 20) // 4 + 16                       # just over the 1 MiB pool size, float32
+    x = ms.Tensor(np.full(n, 2, np.float32))
+    first = jit_square(x)
+    second = jit_square(ms.Tensor(np.full(n, 3, np.float32)))
+    assert first.asnumpy() is not second.asnumpy()
+    assert first.asnumpy()[0] == 4 and second.asnumpy()[0] == 9
+    kept = weakref.ref(first.asnumpy())
+    del first
+    third = jit_square(x)
+    assert third.asnumpy() is kept()                # the freed buffer came back from the pool
+    assert second.asnumpy()[-1] == 9

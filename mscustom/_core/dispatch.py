@@ -31,6 +31,27 @@ _settings = _context._settings
 _perf = time.perf_counter
 _refcount = sys.getrefcount
 _empty = np.empty
+
+
+def _unheld_refcount():
+    """What ``getrefcount`` says of a buffer popped from a spare list that nothing else holds.
+
+    Measured, not assumed: interpreters differ in which references they count (3.14 borrows
+    some), and a buffer still held elsewhere must never read as free.
+    """
+    spare = [np.empty(0)]
+    buf = spare.pop()
+    return _refcount(buf)
+
+
+def _unheld_in_pool():
+    """The same for a buffer seen by a loop over the pool that keeps it."""
+    for buf in [np.empty(0)]:
+        return _refcount(buf)
+
+
+_UNHELD = _unheld_refcount()
+_UNHELD_IN_POOL = _unheld_in_pool()
 _POOL_MIN_BYTES = 1 << 20        # outputs this large are taken from a reuse pool
 _POOL_SIZE = 4
 MAX_PLANS = 4096                # per op; past this the cache starts over (one plan per scalar value adds up)
@@ -100,8 +121,7 @@ class Plan:
             return _reuse(self.spares[i], self.out_shapes[i], self.out_dtypes[i])
         with self.lock:
             for buf in pool:
-                # references: the pool list, the loop variable, getrefcount's argument
-                if sys.getrefcount(buf) == 3:
+                if _refcount(buf) == _UNHELD_IN_POOL:      # the pool's and the loop's only
                     return buf
             buf = np.empty(self.out_shapes[i], self.out_dtypes[i])
             if len(pool) < _POOL_SIZE:
@@ -118,7 +138,7 @@ def _reuse(spare, shape, dtype):
     """
     try:
         buf = spare.pop()
-        if _refcount(buf) != 2:          # references: ``buf`` and getrefcount's argument
+        if _refcount(buf) != _UNHELD:    # references beyond ``buf``'s own: someone holds it
             buf = _empty(shape, dtype)
     except IndexError:                   # another thread holds the spare right now
         buf = _empty(shape, dtype)
@@ -262,7 +282,7 @@ def call_owner(owner, *args, **kwargs):
         spare = plan.spares[0]
         try:
             out = spare.pop()
-            if _refcount(out) != 2:
+            if _refcount(out) != _UNHELD:
                 out = _empty(plan.shape0, plan.dtype0)
         except IndexError:
             out = _empty(plan.shape0, plan.dtype0)
@@ -296,7 +316,7 @@ def _direct_path(op, plan):
     runner, entry, stats, req, n_out = plan.runner, plan.entry, plan.stats, plan.req, plan.n_out
     shape0, dtype0 = plan.shape0, plan.dtype0
     spare = plan.spares[0]
-    perf, new, empty, refcount, state = _perf, _new_tensor, _empty, _refcount, _STATE
+    perf, new, empty, refcount, unheld, state = _perf, _new_tensor, _empty, _refcount, _UNHELD, _STATE
 
     def finish(args, attrs, outs):      # several outputs, or a result that needs checking
         if n_out == 1:
@@ -340,7 +360,7 @@ def _direct_path(op, plan):
         def fast(args, arrays, attrs):
             try:                        # _reuse, inline
                 buf = spare.pop()
-                if refcount(buf) != 2:
+                if refcount(buf) != unheld:
                     buf = empty(shape0, dtype0)
             except IndexError:
                 buf = empty(shape0, dtype0)
