@@ -7,6 +7,8 @@ core's ``accumulate``; integer inputs get none. A node's FGradient that fails
 or returns something malformed is reported naming its op.
 """
 
+import operator
+
 import numpy as np
 
 from ..tensor import Tensor
@@ -16,11 +18,14 @@ from .tape import STATE
 __all__ = ["backward"]
 
 
+_own_node = operator.attrgetter("_node")
+
+
 def _node_getter():
     """``node_of`` for this thread, as a local function: a tensor's own node, else its thread leaf."""
     leaves = STATE.leaves
     if not leaves:
-        return lambda t: t._node
+        return _own_node                # C-level getattr: no Python frame per lookup
     get = leaves.get
     return lambda t: t._node or get(id(t))
 
