@@ -128,7 +128,8 @@ def backward(roots, targets):
             d = inp._data
             if d.dtype.kind in "iub":
                 continue                # integer inputs get no gradient
-            if type(g) is not Tensor or g._data.shape != d.shape or g._data.dtype != d.dtype:
+            if type(g) is not Tensor or g._data.shape != d.shape or \
+                    (g._data.dtype is not d.dtype and g._data.dtype != d.dtype):
                 g = _conform(node.op, i, inp, g)
             idx = inp._oidx if inp._node is not None else 0
             slot = grads.get(inode)
