@@ -9,6 +9,7 @@ scalar is differentiated with an all-ones sensitivity; with several outputs
 import numpy as np
 
 from ._core import autodiff as _ad
+from ._core.backward import backward as _backward
 from ._core.tape import STATE as _STATE
 from .tensor import Parameter, Tensor
 
@@ -155,6 +156,10 @@ def _record_and_backward(fn, args, has_aux, sens, targets):
         out = fn(*args)
     finally:
         state.depth -= 1
+    if type(out) is Tensor and sens is None and not has_aux:     # one output, all-ones sensitivity
+        ones = _empty(out._data.shape, out._data.dtype)
+        ones.fill(1)
+        return out, _backward([(out, Tensor._wrap(ones))], targets)
     main, _ = _outputs_to_differentiate(fn, out, has_aux)
     roots = list(zip(main, _sens_for(fn, main, sens)))
     return out, _ad.backward(roots, targets)
