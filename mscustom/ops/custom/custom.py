@@ -1,12 +1,13 @@
 """``ops.Custom``: a custom operator from a Python function, a Numba kernel or a compiled symbol.
 
-One ``Custom`` instance owns one ``OpDef``: ``FInferShape``/``FInferType``
-from ``out_shape``/``out_dtype`` (``_outputs``), ``FGradient`` from ``bprop``
-(``bprop``), and one ``KernelEntry`` per (kernel, reg info, target) made by
-the kernel kind registered for its ``func_type`` (``kind``). Calls go straight
-to the dispatcher, which caches inference, kernel selection and binding per
-input signature; argument binding lives in ``_marshal``, arity rules in
-``_arity``, the usage report in ``report``.
+One ``Custom`` instance owns one ``OpDef``, built through ``mscustom.extend``
+like every other op: ``def_infer`` from ``out_shape``/``out_dtype``
+(``_outputs``), ``def_gradient`` from ``bprop`` (``bprop``), and one
+``def_kernel`` per (kernel, reg info, target), named and bound by the kernel
+kind registered for its ``func_type`` (``kind``). ``Custom.__call__`` is the
+dispatcher's ``call_owner``, which caches inference, kernel selection and
+binding per input signature; argument binding lives in ``_marshal``, arity
+rules in ``_arity``, the usage report in ``report``.
 
 Example::
 
