@@ -122,6 +122,12 @@ def where(condition, x, y):
 # ================================================================== shapes
 def _ints(values, name, what):
     """A shape or permutation argument as a tuple of Python ints; TypeError naming the op otherwise."""
+    if type(values) is tuple:           # a shape such as gradients pass: taken as it is
+        for v in values:
+            if type(v) is not int:
+                break
+        else:
+            return values
     if isinstance(values, (int, np.integer)) and not isinstance(values, (bool, np.bool_)):
         return (int(values),)
     try:
