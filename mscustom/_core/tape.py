@@ -88,13 +88,24 @@ def on_tape(args):
     return False
 
 
+_new_node = object.__new__
+
+
 def record(op, inputs, outputs, attrs):
     """Record one op call; its outputs point at the new node."""
-    node = Node(op, attrs, tuple(inputs), outputs)
-    if len(outputs) == 1:
-        outputs[0]._node = node
-        outputs[0]._oidx = 0
+    if len(outputs) == 1:               # Node(...) without the __init__ frame: the common case
+        t = outputs[0]
+        d = t._data
+        node = _new_node(Node)
+        node.op = op
+        node.attrs = attrs
+        node.inputs = tuple(inputs)
+        node.outputs = (t,)
+        node.out_meta = [(d.shape, d.dtype, t._format)]
+        t._node = node
+        t._oidx = 0
         return node
+    node = Node(op, attrs, tuple(inputs), outputs)
     for i, t in enumerate(outputs):
         t._node = node
         t._oidx = i
