@@ -231,9 +231,9 @@ def call_owner(owner, *args, **kwargs):
     The owner gives ``_op``; ``_fast_ns`` (the argument counts for which a call
     of Tensors without keywords runs with the attrs ``_fast_attrs``; empty when
     none does); and ``_call_general(args, kwargs)`` for every other call. A cached plan on the
-    ``direct`` path runs from here (``plan.fast``, as in ``call``); anything
-    else (a first call, attributes, conversions) goes through ``_call_general``
-    and from there ``call``.
+    ``direct`` path runs from here (``plan.fast``, as in ``call``); a call with
+    fixed attribute values goes to ``call``; anything else (a first call,
+    conversions) through ``_call_general`` and from there ``call``.
     """
     n = len(args)
     if kwargs or n not in owner._fast_ns:
@@ -259,9 +259,11 @@ def call_owner(owner, *args, **kwargs):
         arrays = [t._data for t in args]
         key = tuple([(d.shape, d.dtype, t._format) for d, t in zip(arrays, args)])
     attrs = owner._fast_attrs
-    plan = None if attrs else owner._op.plans.get(key)
+    if attrs:                           # fixed attribute values: call keys the plan with them
+        return call(owner._op, args, attrs)
+    plan = owner._op.plans.get(key)
     if plan is None or not plan.direct:
-        # first call of a signature, attributes, or layout conversions: the general path
+        # first call of a signature, or layout conversions: the general path
         return owner._call_general(args, kwargs)
     if plan.n_out != 1 or plan.pools is not None:
         return plan.fast(args, arrays, attrs)
