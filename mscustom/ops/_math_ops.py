@@ -265,14 +265,15 @@ def matmul_t(x, y, transpose_a=False, transpose_b=False):
     What ``ops.MatMul(transpose_a=..., transpose_b=...)`` and ``nn.Dense`` call; both flags
     False is ``matmul`` itself (the same cached plans).
     """
-    attrs = {"transpose_a": True, "transpose_b": bool(transpose_b)} if transpose_a else \
-        _TRANSPOSE_B if transpose_b else NOATTR
+    attrs = _FLAGS[bool(transpose_a), bool(transpose_b)]
     if not isinstance(x, Tensor) or not isinstance(y, Tensor):      # Parameters pass as they are
         x, y = pair_named(x, y, "matmul")
     return call(_MATMUL, (x, y), attrs)
 
 
-_TRANSPOSE_B = {"transpose_a": False, "transpose_b": True}
+# one attrs dict per flag pair, shared by every call (both False: matmul's own empty attrs)
+_FLAGS = {(ta, tb): {"transpose_a": ta, "transpose_b": tb} if ta or tb else NOATTR
+          for ta in (False, True) for tb in (False, True)}
 
 
 def _matmul_grad(ins, outs, g, a, needs=None):
@@ -284,27 +285,28 @@ def _matmul_grad(ins, outs, g, a, needs=None):
     x, y = ins
     up = g[0]
     ta, tb = bool(a.get("transpose_a")), bool(a.get("transpose_b"))
+    xd, yd = x._data, y._data
     # work on 2-D+ forms: a 1-D x is a row (1, k), a 1-D y a column (k, 1) (flags need 2-D+);
     # sum_to then folds broadcast batch dimensions back into each input
-    x2 = F.expand_dims(x, 0) if x.ndim == 1 else x
-    y2 = F.expand_dims(y, -1) if y.ndim == 1 else y
-    if y.ndim == 1:
+    x2 = F.expand_dims(x, 0) if xd.ndim == 1 else x
+    y2 = F.expand_dims(y, -1) if yd.ndim == 1 else y
+    if yd.ndim == 1:
         up = F.expand_dims(up, -1)
-    if x.ndim == 1:
+    if xd.ndim == 1:
         up = F.expand_dims(up, -2)
     gx = gy = None
-    if is_float(x) and (needs is None or needs[0]):
+    if xd.dtype.kind == "f" and (needs is None or needs[0]):
         gx = matmul_t(y2, up, True, True) if ta and tb else matmul_t(y2, up, False, True) if ta \
             else matmul_t(up, y2, False, not tb)
-        gx = F.sum_to(gx, x2.shape)
-        if x.ndim == 1:
-            gx = F.reshape(gx, x.shape)
-    if is_float(y) and (needs is None or needs[1]):
+        gx = F.sum_to(gx, x2._data.shape)
+        if xd.ndim == 1:
+            gx = F.reshape(gx, xd.shape)
+    if yd.dtype.kind == "f" and (needs is None or needs[1]):
         gy = matmul_t(up, x2, True, True) if ta and tb else matmul_t(up, x2, True, False) if tb \
             else matmul_t(x2, up, not ta, False)
-        gy = F.sum_to(gy, y2.shape)
-        if y.ndim == 1:
-            gy = F.reshape(gy, y.shape)
+        gy = F.sum_to(gy, y2._data.shape)
+        if yd.ndim == 1:
+            gy = F.reshape(gy, yd.shape)
     return [gx, gy]
 
 

@@ -69,9 +69,11 @@ def _sum_grad(ins, outs, g, a):
 
 def _mean_grad(ins, outs, g, a):
     shape = ins[0]._data.shape
-    count = int(np.prod([shape[i] for i in normalize_axis("reduce_mean", a["axis"], len(shape))],
-                        dtype=np.int64))
-    return [F.div(_spread(g[0], ins, a), _bi.max(count, 1))]
+    count = 1
+    for i in normalize_axis("reduce_mean", a["axis"], len(shape)):
+        count *= shape[i]
+    # divide the reduced gradient, then spread it: one full-size array instead of two
+    return [_spread(F.div(g[0], _bi.max(count, 1)), ins, a)]
 
 
 def _extreme_grad(ins, outs, g, a):
