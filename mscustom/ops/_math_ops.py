@@ -21,15 +21,18 @@ from ._builtin import (NOATTR, functional, broadcast_shape, compare_type, defop,
 
 # ================================================================== arithmetic
 _ADD = defop("add", 2, lambda a, i: np.add(i[0], i[1]), broadcast_shape("add"), promote_types("add"),
-             lambda ins, outs, g, a: [F.sum_to(g[0], ins[0].shape), F.sum_to(g[0], ins[1].shape)],
+             lambda ins, outs, g, a: [F.sum_to(g[0], ins[0]._data.shape), F.sum_to(g[0], ins[1]._data.shape)],
              doc="x + y with broadcasting", arg_names=("x", "y"))
 _SUB = defop("sub", 2, lambda a, i: np.subtract(i[0], i[1]), broadcast_shape("sub"), numeric_promote("sub"),
-             lambda ins, outs, g, a: [F.sum_to(g[0], ins[0].shape), F.sum_to(neg(g[0]), ins[1].shape)],
+             lambda ins, outs, g, a: [F.sum_to(g[0], ins[0]._data.shape),
+                                      F.sum_to(neg(g[0]), ins[1]._data.shape)],
              doc="x - y with broadcasting", arg_names=("x", "y"))
+
+
 def _mul_grad(ins, outs, g, a, needs=(True, True)):
     """Only the sides some target needs (a loss's mask or one-hot labels need none)."""
-    return [F.sum_to(mul(g[0], ins[1]), ins[0].shape) if needs[0] else None,
-            F.sum_to(mul(g[0], ins[0]), ins[1].shape) if needs[1] else None]
+    return [F.sum_to(mul(g[0], ins[1]), ins[0]._data.shape) if needs[0] else None,
+            F.sum_to(mul(g[0], ins[0]), ins[1]._data.shape) if needs[1] else None]
 
 
 _MUL = defop("mul", 2, lambda a, i: np.multiply(i[0], i[1]), broadcast_shape("mul"), promote_types("mul"),
