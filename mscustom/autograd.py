@@ -10,11 +10,13 @@ import numpy as np
 
 from . import context as _context
 from ._core import autodiff as _ad
+from ._core.backward import backward as _backward
 from ._core.tape import STATE as _STATE
 from .graph import GraphFunction
 from .tensor import Parameter, Tensor
 
 _settings = _context._settings
+_empty = np.empty
 
 
 def _fn_name(fn):
@@ -35,6 +37,18 @@ def _check_positions(fn, grad_position, n_args):
             raise ValueError(f"grad of '{_fn_name(fn)}': grad_position {p} is out of range for a "
                              f"call with {n_args} positional argument(s)")
     return tuple(p % n_args for p in positions)
+
+
+def _positions_cache(fn, grad_position):
+    """``positions_for(n_args)``: the checked positions, worked out once per argument count."""
+    known = {}
+
+    def positions_for(n_args):
+        positions = known.get(n_args)
+        if positions is None:
+            positions = known[n_args] = _check_positions(fn, grad_position, n_args)
+        return positions
+    return positions_for
 
 
 def _check_weights(fn, weights):
@@ -69,9 +83,15 @@ def _outputs_to_differentiate(fn, out, has_aux):
     return main, aux
 
 
+def _ones_like(t):
+    ones = _empty(t._data.shape, t._data.dtype)
+    ones.fill(1)
+    return Tensor._wrap(ones)
+
+
 def _sens_for(fn, main, sens):
     if sens is None:
-        return [Tensor._wrap(np.ones(t._data.shape, t._data.dtype)) for t in main]
+        return [_ones_like(t) for t in main]
     sens = list(sens) if isinstance(sens, (tuple, list)) else [sens]
     if len(sens) != len(main):
         raise ValueError(f"grad of '{_fn_name(fn)}': got {len(sens)} sensitivity value(s) for "
@@ -102,7 +122,7 @@ def _run(fn, args, positions, weights, has_aux, sens=None):
     Parameters shared with other threads) become leaves of this thread only.
     """
     args = list(args)
-    leaves = []
+    leaf_tensors, targets = [], []
     for p in positions:
         x = args[p]
         if not isinstance(x, Tensor):
@@ -110,22 +130,42 @@ def _run(fn, args, positions, weights, has_aux, sens=None):
                             f"differentiated, got {type(x).__name__}")
         leaf = Tensor._wrap(x._data, x._format)
         leaf._node, leaf._oidx = _ad.slot_of(x)
-        leaves.append((leaf, _ad.make_leaf(leaf)))
+        targets.append(_ad.make_leaf(leaf))
+        leaf_tensors.append(leaf)
         args[p] = leaf
-    with _ad.thread_leaf(weights) as weight_nodes:
-        with _ad.recording():
-            out = fn(*args)
-        main, _ = _outputs_to_differentiate(fn, out, has_aux)
-        roots = list(zip(main, _sens_for(fn, main, sens)))
-        targets = [n for _, n in leaves] + weight_nodes
-        grads = _ad.backward(roots, targets)
-    tensors = [leaf for leaf, _ in leaves] + list(weights)
-    grads = [g if g is not None else Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
-             for g, t in zip(grads, tensors)]
-    if not _ad.is_recording():
+    if weights:
+        with _ad.thread_leaf(weights) as weight_nodes:
+            out, grads = _record_and_backward(fn, args, has_aux, sens, targets + weight_nodes)
+        tensors = leaf_tensors + list(weights)
+    else:
+        out, grads = _record_and_backward(fn, args, has_aux, sens, targets)
+        tensors = leaf_tensors
+    for i, g in enumerate(grads):
+        if g is None:                   # no path from the output: a zero gradient
+            t = tensors[i]
+            grads[i] = Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
+    if not _STATE.depth:
         _detach(out)
-        _detach(grads)
-    return out, grads[:len(leaves)], tuple(grads[len(leaves):])
+        for g in grads:
+            g._node = None
+    n = len(leaf_tensors)
+    return out, grads[:n], tuple(grads[n:])
+
+
+def _record_and_backward(fn, args, has_aux, sens, targets):
+    state = _STATE
+    state.depth += 1                    # recording (tape.recording(), without a generator per call)
+    try:
+        out = fn(*args)
+    finally:
+        state.depth -= 1
+    if type(out) is Tensor and sens is None and not has_aux:     # one output, all-ones sensitivity
+        ones = _empty(out._data.shape, out._data.dtype)
+        ones.fill(1)
+        return out, _backward([(out, Tensor._wrap(ones))], targets)
+    main, _ = _outputs_to_differentiate(fn, out, has_aux)
+    roots = list(zip(main, _sens_for(fn, main, sens)))
+    return out, _ad.backward(roots, targets)
 
 
 def _shape_result(grad_position, pos_grads, weight_grads, has_weights):
@@ -152,8 +192,10 @@ def grad(fn, grad_position=0, weights=None, has_aux=False):
         raise ValueError(f"grad of '{_fn_name(fn)}': grad_position and weights cannot both be None")
     wts = _check_weights(fn, weights)
 
+    positions_for = _positions_cache(fn, grad_position)
+
     def grad_fn(*args):
-        positions = _check_positions(fn, grad_position, len(args))
+        positions = positions_for(len(args))
         out, pg, wg = _run(fn, args, positions, wts, has_aux)
         result = _shape_result(grad_position, pg, wg, weights is not None)
         if has_aux:
@@ -176,8 +218,10 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
         raise ValueError(f"value_and_grad of '{_fn_name(fn)}': grad_position and weights cannot both be None")
     wts = _check_weights(fn, weights)
 
+    positions_for = _positions_cache(fn, grad_position)
+
     def value_and_grad_fn(*args):
-        positions = _check_positions(fn, grad_position, len(args))
+        positions = positions_for(len(args))
         out, pg, wg = _run(fn, args, positions, wts, has_aux)
         return out, _shape_result(grad_position, pg, wg, weights is not None)
 

@@ -118,7 +118,8 @@ def def_kernel(op: OpDef, fn: Kernel, target: Union[str, Iterable[str]] = "all",
                dtypes: Optional[Sequence[Sequence[Optional[str]]]] = None,
                formats: Optional[Sequence[Sequence[str]]] = None, *, allocates: bool = True,
                kind: str = "builtin", bind: Optional[Callable] = None, name: str = "",
-               label: str = "", nnvm_key: bool = False) -> OpDef:
+               label: str = "", nnvm_key: bool = False,
+               rows: Optional[Sequence[tuple]] = None) -> OpDef:
     """Add an implementation of ``op``.
 
     ``fn(attrs, inputs)`` returns the output array(s) when ``allocates``;
@@ -128,7 +129,9 @@ def def_kernel(op: OpDef, fn: Kernel, target: Union[str, Iterable[str]] = "all",
     kernel accepts, with ``formats`` the matching rows of format names; without
     rows it accepts any input. ``bind(op, signature) -> runner`` is called once
     per input signature (compile, load, init) when given. Kinds other than
-    "builtin" are timed for the usage report.
+    "builtin" are timed for the usage report. ``rows`` gives the rows already
+    paired, one tuple of ``(dtype, format)`` per input and output (what a parsed
+    reg info holds), instead of ``dtypes``/``formats``.
 
     ``nnvm_key=True`` also files the kernel under NNVM's attribute name for
     its target (``FCompute<cpu>``, or ``FComputeAlloc<cpu>`` when it
@@ -143,7 +146,9 @@ def def_kernel(op: OpDef, fn: Kernel, target: Union[str, Iterable[str]] = "all",
                              f"or 'all', got {t!r}")
     if bind is None and not callable(fn):
         raise TypeError(f"def_kernel of op '{op.name}': the kernel must be callable, got {type(fn).__name__}")
-    rows = None
+    if rows is not None and dtypes is not None:
+        raise ValueError(f"def_kernel of op '{op.name}': give rows or dtypes (with formats), not both")
+    rows = list(rows) if rows is not None else None
     if dtypes is not None:
         formats = formats or [["DefaultFormat"] * len(r) for r in dtypes]
         if len(formats) != len(dtypes) or any(len(f) != len(d) for f, d in zip(formats, dtypes)):

@@ -80,9 +80,10 @@ class Tensor:
         self._node = None
         self._oidx = 0
 
-    @classmethod
-    def _wrap(cls, array, fmt=DEFAULT_FORMAT):
-        """Wrap an array the core produced, with no copy and no checks (hot path)."""
+    @staticmethod
+    def _wrap(array, fmt=DEFAULT_FORMAT):
+        """Wrap an array the core produced, with no copy and no checks (hot path; always a plain
+        Tensor, also when called on a Parameter)."""
         t = object.__new__(Tensor)
         t._data = array
         t._format = fmt

@@ -309,6 +309,67 @@ def test_matmul_forward_and_gradients(sa, sb, rng):
     check_grad(ops.matmul, a, b, rtol=2e-3)
 
 
+TRANSPOSED_SHAPES = [
+    ((3, 2), (3, 4), True, False),
+    ((2, 3), (4, 3), False, True),
+    ((3, 2), (4, 3), True, True),
+    ((5, 3, 2), (3, 4), True, False),
+    ((2, 3), (5, 4, 3), False, True),
+    ((5, 1, 3, 2), (4, 2, 3), True, True),
+    ((3,), (4, 3), False, True),
+    ((3, 2), (3,), True, False),
+]
+
+
+@pytest.mark.parametrize("sa,sb,ta,tb", TRANSPOSED_SHAPES)
+def test_matmul_transpose_flags_match_numpy_and_differentiate(sa, sb, ta, tb, rng):
+    from mscustom.ops._math_ops import matmul_t
+    a, b = rand(rng, *sa), rand(rng, *sb)
+    na, nb = a.asnumpy(), b.asnumpy()
+    want = np.matmul(np.swapaxes(na, -1, -2) if ta else na, np.swapaxes(nb, -1, -2) if tb else nb)
+    np.testing.assert_allclose(matmul_t(a, b, ta, tb).asnumpy(), want, rtol=1e-5)
+    check_grad(lambda x, y: matmul_t(x, y, ta, tb), a, b, rtol=2e-3)
+
+
+def test_matmul_transpose_flag_errors_name_the_op_and_the_flag():
+    from mscustom.ops._math_ops import matmul_t
+    with pytest.raises(ValueError, match=r"op 'matmul': transpose_b=True needs y with at least 2 dimensions"):
+        matmul_t(T(np.ones((2, 3))), T(np.ones(3)), False, True)
+    with pytest.raises(ValueError, match=r"op 'matmul': shapes \[2, 3\] and \[2, 3\] do not match: .* "
+                                         r"\(after transpose_a/transpose_b\)"):
+        matmul_t(T(np.ones((2, 3))), T(np.ones((2, 3))), True, True)
+
+
+def test_matmul_second_order_gradient_through_the_transposed_products(rng):
+    a, b = T(rng.uniform(-2, 2, (2, 3)), np.float64), T(rng.uniform(-2, 2, (4, 3)), np.float64)
+    from mscustom.ops._math_ops import matmul_t
+    # d/da of sum(grad_b(sum((a @ b.T) ** 2))) checked against finite differences
+    inner = ms.grad(lambda x, y: (matmul_t(x, y, False, True) ** 2).sum(), grad_position=1)
+    check_grad(lambda x: inner(x, b).sum(), a, rtol=2e-2)
+
+
+def test_matmul_gradient_skips_the_product_no_target_needs(rng):
+    """Differentiating for the weight only runs one matmul in backward, not two; results unchanged."""
+    from mscustom.ops._math_ops import _MATMUL
+    x, w = rand(rng, 4, 3), ms.Parameter(rand(rng, 2, 3), name="w")
+    loss = lambda a: ops.matmul(a, ops.transpose(w)).sum()      # noqa: E731
+    calls = []
+    fn = _MATMUL.kernels[0].fn
+    runner = lambda attrs, ins: calls.append(ins[0].shape) or fn(attrs, ins)    # noqa: E731
+    _MATMUL.plans.clear()
+    entry_fn, _MATMUL.kernels[0].fn = _MATMUL.kernels[0].fn, runner
+    try:
+        (gw,) = ms.grad(loss, grad_position=None, weights=[w])(x)
+        assert len(calls) == 2                          # forward + dw; no dx for the data
+        np.testing.assert_allclose(gw.asnumpy(), np.ones((4, 2), np.float32).T @ x.asnumpy(), rtol=1e-5)
+        calls.clear()
+        ms.grad(loss)(x)
+        assert len(calls) == 2                          # forward + dx; no dw when w is no target
+    finally:
+        _MATMUL.kernels[0].fn = entry_fn
+        _MATMUL.plans.clear()
+
+
 def test_matmul_with_numpy_operand_and_integer_inputs():
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     b = T(np.ones((3, 2)))

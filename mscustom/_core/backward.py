@@ -7,57 +7,72 @@ core's ``accumulate``; integer inputs get none. A node's FGradient that fails
 or returns something malformed is reported naming its op.
 """
 
+import operator
+
 import numpy as np
 
 from ..tensor import Tensor
 from . import primitives as _prim
-from .tape import slot_of
+from .tape import STATE
 
 __all__ = ["backward"]
 
 
-def _toposort(roots):
-    """Nodes reachable from ``roots``, every node after all nodes it consumes."""
-    order, seen = [], set()
+_own_node = operator.attrgetter("_node")
+
+
+def _node_getter():
+    """``node_of`` for this thread, as a local function: a tensor's own node, else its thread leaf."""
+    leaves = STATE.leaves
+    if not leaves:
+        return _own_node                # C-level getattr: no Python frame per lookup
+    get = leaves.get
+    return lambda t: t._node or get(id(t))
+
+
+def _walk(roots, targets, node_of):
+    """``(order, needed)``: the nodes reachable from ``roots``, each after the nodes it consumes,
+    and the set of those on some path to a target (only they are differentiated)."""
+    order = []
+    needed = set(targets)
+    seen = set()
     stack = [(n, False) for n in roots if n is not None]
     while stack:
         node, done = stack.pop()
         if done:
             order.append(node)
+            if node not in needed:
+                for t in node.inputs:   # inputs are ordered already: needed if one of them is
+                    tn = node_of(t)
+                    if tn is not None and tn in needed:
+                        needed.add(node)
+                        break
             continue
-        if id(node) in seen:
+        if node in seen:
             continue
-        seen.add(id(node))
+        seen.add(node)
         stack.append((node, True))
         for t in node.inputs:
-            tn = slot_of(t)[0]
-            if tn is not None and id(tn) not in seen:
+            tn = node_of(t)
+            if tn is not None and tn not in seen:
                 stack.append((tn, False))
-    return order
+    return order, needed
 
 
-def _needed(order, target_ids):
-    """Ids of the nodes on some path to a target (only those are differentiated)."""
-    needed = set(target_ids)
-    for node in order:                 # inputs come before their consumers
-        if id(node) in needed:
-            continue
-        for t in node.inputs:
-            tn = slot_of(t)[0]
-            if tn is not None and id(tn) in needed:
-                needed.add(id(node))
-                break
-    return needed
-
-
-def _run_fgradient(node, ograds):
+def _run_fgradient(node, ograds, needed, node_of):
     op = node.op
-    fgrad = op.attrs.get("FGradient")
+    attrs = op.attrs
+    fgrad = attrs.get("FGradient")
     if fgrad is None:
         raise RuntimeError(f"op '{op.name}' has no gradient: register an FGradient attribute "
                            "(or, for ops.Custom, pass bprop=...) to differentiate through it")
     try:
-        in_grads = fgrad(list(node.inputs), list(node.outputs), ograds, node.attrs)
+        if "FGradientNeeds" in attrs:
+            # the op skips what no target needs: fgrad(..., needs), one bool per input
+            needs = [node_of(t) in needed for t in node.inputs]
+            in_grads = fgrad(list(node.inputs), list(node.outputs), ograds, node.attrs, needs)
+        else:
+            in_grads = fgrad(list(node.inputs), list(node.outputs), ograds, node.attrs)
     except Exception as exc:
         note = f"while computing the gradient of op '{op.name}'"
         if note not in str(exc) and hasattr(exc, "add_note"):
@@ -77,50 +92,54 @@ def backward(roots, targets):
     ``roots``: list of ``(tensor, sensitivity_tensor)``. ``targets``: list of
     leaf Nodes (from ``make_leaf`` / ``thread_leaf``). Returns one gradient
     Tensor per target, or None where no path leads from the roots to it.
+    Nodes are keyed by identity (``Node`` keeps object's hash and equality).
     """
-    order = _toposort([slot_of(t)[0] for t, _ in roots])
-    target_ids = {id(n) for n in targets}
-    needed = _needed(order, target_ids)
-    grads = {}                         # id(node) -> [grad per output]
-
-    def accumulate(node, index, g):
-        slot = grads.get(id(node))
-        if slot is None:
-            slot = grads[id(node)] = [None] * len(node.out_meta)
-        slot[index] = g if slot[index] is None else _prim.accumulate(slot[index], g)
+    node_of = _node_getter()
+    order, needed = _walk([node_of(t) for t, _ in roots], targets, node_of)
+    target_set = set(targets)
+    grads = {}                         # node -> [grad per output]
+    add = _prim.accumulate
 
     for t, sens in roots:
-        node, idx = slot_of(t)
-        if node is not None and id(node) in needed:
-            accumulate(node, idx, sens)
+        node = node_of(t)
+        if node is not None and node in needed:
+            idx = t._oidx if t._node is not None else 0
+            slot = grads.get(node)
+            if slot is None:
+                slot = grads[node] = [None] * len(node.out_meta)
+            slot[idx] = sens if slot[idx] is None else add(slot[idx], sens)
 
     for node in reversed(order):
-        nid = id(node)
-        if nid in target_ids or node.op is None or nid not in needed:
+        if node in target_set or node.op is None or node not in needed:
             continue
-        ograds = grads.pop(nid, None)
+        ograds = grads.pop(node, None)
         if ograds is None:
             continue
-        if any(g is None for g in ograds):
+        if (ograds[0] is None if len(ograds) == 1 else any(g is None for g in ograds)):
             ograds = [g if g is not None else _prim.zeros(shape, dtype, fmt)
                       for g, (shape, dtype, fmt) in zip(ograds, node.out_meta)]
-        in_grads = _run_fgradient(node, ograds)
+        in_grads = _run_fgradient(node, ograds, needed, node_of)
         for i, (inp, g) in enumerate(zip(node.inputs, in_grads)):
             if g is None:
                 continue
-            inode, idx = slot_of(inp)
-            if inode is None or id(inode) not in needed:
+            inode = node_of(inp)
+            if inode is None or inode not in needed:
                 continue
             d = inp._data
             if d.dtype.kind in "iub":
                 continue                # integer inputs get no gradient
-            if type(g) is not Tensor or g._data.shape != d.shape or g._data.dtype != d.dtype:
+            if type(g) is not Tensor or g._data.shape != d.shape or \
+                    (g._data.dtype is not d.dtype and g._data.dtype != d.dtype):
                 g = _conform(node.op, i, inp, g)
-            accumulate(inode, idx, g)
+            idx = inp._oidx if inp._node is not None else 0
+            slot = grads.get(inode)
+            if slot is None:
+                slot = grads[inode] = [None] * len(inode.out_meta)
+            slot[idx] = g if slot[idx] is None else add(slot[idx], g)
 
     result = []
     for n in targets:
-        slot = grads.get(id(n))
+        slot = grads.get(n)
         result.append(None if slot is None else slot[0])
     return result
 

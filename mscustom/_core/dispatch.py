@@ -5,12 +5,14 @@
 1. build the signature (input shapes, dtypes, formats, device target, attrs);
 2. on a cache miss only: infer output shapes and dtypes, select the kernel,
    bind it (compile / init per signature) and store all of it as a ``Plan``;
-3. allocate outputs (reusing large buffers nobody references any more) and run;
+3. allocate outputs (reusing buffers nobody references any more) and run;
    kernels of custom kinds are timed here for the usage report, and what they
    raise is reported naming the op and the kernel;
 4. record a tape node when this thread is taking a gradient.
 
-A cached call costs a dict lookup and the kernel itself.
+A cached call costs a dict lookup and the kernel itself. ``call_owner`` is
+``call`` for objects that own one OpDef (``ops.Custom``): it is their
+``__call__``, so such a call reaches the kernel's runner from one frame.
 """
 
 import sys
@@ -27,6 +29,29 @@ from .tape import STATE as _STATE, on_tape as _on_tape, record as _record
 
 _settings = _context._settings
 _perf = time.perf_counter
+_refcount = sys.getrefcount
+_empty = np.empty
+
+
+def _unheld_refcount():
+    """What ``getrefcount`` says of a buffer popped from a spare list that nothing else holds.
+
+    Measured, not assumed: interpreters differ in which references they count (3.14 borrows
+    some), and a buffer still held elsewhere must never read as free.
+    """
+    spare = [np.empty(0)]
+    buf = spare.pop()
+    return _refcount(buf)
+
+
+def _unheld_in_pool():
+    """The same for a buffer seen by a loop over the pool that keeps it."""
+    for buf in [np.empty(0)]:
+        return _refcount(buf)
+
+
+_UNHELD = _unheld_refcount()
+_UNHELD_IN_POOL = _unheld_in_pool()
 _POOL_MIN_BYTES = 1 << 20        # outputs this large are taken from a reuse pool
 _POOL_SIZE = 4
 MAX_PLANS = 4096                # per op; past this the cache starts over (one plan per scalar value adds up)
@@ -57,7 +82,7 @@ class Plan:
 
     __slots__ = ("n_out", "out_shapes", "out_dtypes", "out_formats", "runner", "allocates",
                  "entry", "conversions", "restore", "pools", "lock", "simple", "timed", "stats",
-                 "shape0", "dtype0", "req", "direct")
+                 "shape0", "dtype0", "req", "direct", "spares", "fast")
 
     def run(self, op, attrs, arrays):
         """Convert layouts, allocate, run the kernel (timed for custom kinds), convert back."""
@@ -93,16 +118,32 @@ class Plan:
     def _alloc(self, i):
         pool = self.pools[i] if self.pools else None
         if pool is None:
-            return np.empty(self.out_shapes[i], self.out_dtypes[i])
+            return _reuse(self.spares[i], self.out_shapes[i], self.out_dtypes[i])
         with self.lock:
             for buf in pool:
-                # references: the pool list, the loop variable, getrefcount's argument
-                if sys.getrefcount(buf) == 3:
+                if _refcount(buf) == _UNHELD_IN_POOL:      # the pool's and the loop's only
                     return buf
             buf = np.empty(self.out_shapes[i], self.out_dtypes[i])
             if len(pool) < _POOL_SIZE:
                 pool.append(buf)
             return buf
+
+
+def _reuse(spare, shape, dtype):
+    """An output buffer: the plan's previous one when nothing references it any more, else a new one.
+
+    ``spare`` holds the buffer(s) handed out last. ``list.pop``/``append`` are atomic, so two
+    threads never get the same buffer; a buffer still held anywhere (a live Tensor, a view,
+    a tape node, an ``asnumpy()`` result) has more references than the local one and stays theirs.
+    """
+    try:
+        buf = spare.pop()
+        if _refcount(buf) != _UNHELD:    # references beyond ``buf``'s own: someone holds it
+            buf = _empty(shape, dtype)
+    except IndexError:                   # another thread holds the spare right now
+        buf = _empty(shape, dtype)
+    spare.append(buf)
+    return buf
 
 
 def _freeze(value):
@@ -159,7 +200,8 @@ def call(op, args, attrs):
     if plan.simple:
         # one output, kernel allocates, outputs inferred: the common built-in case
         r = plan.runner(attrs, arrays)
-        if type(r) is not np.ndarray or r.shape != plan.shape0 or r.dtype != plan.dtype0:
+        if type(r) is not np.ndarray or r.shape != plan.shape0 or \
+                (r.dtype is not plan.dtype0 and r.dtype != plan.dtype0):
             r = _check_results(op, plan, r)[0]
         t = _new_tensor(Tensor)
         t._data = r
@@ -173,46 +215,8 @@ def call(op, args, attrs):
             st.capture.add_call(op, plan, attrs, args, (t,))
         return t
     if plan.direct:
-        # a custom kernel with nothing to convert: run and time it here (no Plan.run frame)
-        runner = plan.runner
-        if plan.allocates:
-            t0 = _perf()
-            try:
-                r = runner(attrs, arrays)
-            except Exception as exc:
-                _reraise(op, plan.entry, exc)
-            stats = plan.stats
-            stats["calls"] += 1
-            stats["seconds"] += _perf() - t0
-            if plan.n_out == 1 and type(r) is np.ndarray and r.shape == plan.shape0 and r.dtype == plan.dtype0:
-                outs = (r,)
-            else:
-                outs = _check_results(op, plan, r)
-        else:
-            outs = [np.empty(s, d) for s, d in zip(plan.out_shapes, plan.out_dtypes)] \
-                if plan.pools is None else [plan._alloc(i) for i in range(plan.n_out)]
-            t0 = _perf()
-            try:
-                runner(attrs, arrays, plan.req, outs)
-            except Exception as exc:
-                _reraise(op, plan.entry, exc)
-            stats = plan.stats
-            stats["calls"] += 1
-            stats["seconds"] += _perf() - t0
-        st = _STATE
-        if plan.n_out == 1:
-            t = Tensor._wrap(outs[0])
-            if st.depth and _on_tape(args):
-                _record(op, args, (t,), attrs)
-            if st.capture is not None:
-                st.capture.add_call(op, plan, attrs, args, (t,))
-            return t
-        tensors = [Tensor._wrap(o) for o in outs]
-        if st.depth and _on_tape(args):
-            _record(op, args, tensors, attrs)
-        if st.capture is not None:
-            st.capture.add_call(op, plan, attrs, args, tensors)
-        return tuple(tensors)
+        # a custom kernel with nothing to convert: allocate, run and time it in one closure
+        return plan.fast(args, arrays, attrs)
     outs = plan.run(op, attrs, arrays)
     fmts = plan.out_formats
     tensors = [Tensor._wrap(o, f) for o, f in zip(outs, fmts)] if fmts else [Tensor._wrap(o) for o in outs]
@@ -225,6 +229,190 @@ def call(op, args, attrs):
 
 
 _new_tensor = object.__new__
+
+
+def call_owner(owner, *args, **kwargs):
+    """``__call__`` of an object that owns one OpDef (``ops.Custom``): ``call`` without a frame between.
+
+    The owner gives ``_op``; ``_fast_ns`` (the argument counts for which a call
+    of Tensors without keywords runs with the attrs ``_fast_attrs``; empty when
+    none does); and ``_call_general(args, kwargs)`` for every other call. A cached plan on the
+    ``direct`` path runs from here (``plan.fast``, as in ``call``); a call with
+    fixed attribute values goes to ``call``; anything else (a first call,
+    conversions) through ``_call_general`` and from there ``call``.
+    """
+    n = len(args)
+    if kwargs or n not in owner._fast_ns:
+        return owner._call_general(args, kwargs)
+    if n == 1:
+        a = args[0]
+        if type(a) is not Tensor:
+            return owner._call_general(args, kwargs)
+        da = a._data
+        arrays = [da]
+        key = (da.shape, da.dtype, a._format)
+    elif n == 2:
+        a, b = args
+        if type(a) is not Tensor or type(b) is not Tensor:
+            return owner._call_general(args, kwargs)
+        da, db = a._data, b._data
+        arrays = [da, db]
+        key = (da.shape, da.dtype, a._format, db.shape, db.dtype, b._format)
+    else:
+        for a in args:
+            if type(a) is not Tensor:
+                return owner._call_general(args, kwargs)
+        arrays = [t._data for t in args]
+        key = tuple([(d.shape, d.dtype, t._format) for d, t in zip(arrays, args)])
+    attrs = owner._fast_attrs
+    if attrs:                           # fixed attribute values: call keys the plan with them
+        return call(owner._op, args, attrs)
+    plan = owner._op.plans.get(key)
+    if plan is None or not plan.direct:
+        # first call of a signature, or layout conversions: the general path
+        return owner._call_general(args, kwargs)
+    if plan.n_out != 1 or plan.pools is not None:
+        return plan.fast(args, arrays, attrs)
+    # one output: plan.fast's work inline (one frame less on the most common custom call)
+    if plan.allocates:
+        t0 = _perf()
+        try:
+            out = plan.runner(attrs, arrays)
+        except Exception as exc:
+            _reraise(owner._op, plan.entry, exc)
+        stats = plan.stats
+        stats["calls"] += 1
+        stats["seconds"] += _perf() - t0
+        if type(out) is not np.ndarray or out.shape != plan.shape0 or \
+                (out.dtype is not plan.dtype0 and out.dtype != plan.dtype0):
+            out = _check_results(owner._op, plan, out)[0]
+    else:
+        spare = plan.spares[0]
+        try:
+            out = spare.pop()
+            if _refcount(out) != _UNHELD:
+                out = _empty(plan.shape0, plan.dtype0)
+        except IndexError:
+            out = _empty(plan.shape0, plan.dtype0)
+        spare.append(out)
+        t0 = _perf()
+        try:
+            plan.runner(attrs, arrays, plan.req, [out])
+        except Exception as exc:
+            _reraise(owner._op, plan.entry, exc)
+        stats = plan.stats
+        stats["calls"] += 1
+        stats["seconds"] += _perf() - t0
+    t = _new_tensor(Tensor)
+    t._data = out
+    t._format = "DefaultFormat"
+    t._node = None
+    t._oidx = 0
+    st = _STATE
+    if st.depth and _on_tape(args):
+        _record(owner._op, args, (t,), attrs)
+    if st.capture is not None:
+        st.capture.add_call(owner._op, plan, attrs, args, (t,))
+    return t
+
+
+def _direct_path(op, plan):
+    """``plan.fast(args, arrays, attrs)``: the whole call of a custom kernel with nothing to convert.
+
+    Built once per plan with everything it reads bound as closure variables:
+    allocate the outputs (reusing the plan's last buffer when nobody holds it),
+    run the kernel timed into the entry's stats for the usage report (what it
+    raises is reported naming the op and the kernel), wrap, record on the tape.
+    """
+    runner, entry, stats, req, n_out = plan.runner, plan.entry, plan.stats, plan.req, plan.n_out
+    shape0, dtype0 = plan.shape0, plan.dtype0
+    spare = plan.spares[0]
+    perf, new, empty, refcount, unheld, state = _perf, _new_tensor, _empty, _refcount, _UNHELD, _STATE
+
+    def finish(args, attrs, outs):      # several outputs, or a result that needs checking
+        if n_out == 1:
+            return finish_one(args, attrs, outs[0])
+        tensors = [Tensor._wrap(o) for o in outs]
+        if state.depth and _on_tape(args):
+            _record(op, args, tensors, attrs)
+        if state.capture is not None:
+            state.capture.add_call(op, plan, attrs, args, tensors)
+        return tuple(tensors)
+
+    def finish_one(args, attrs, out):
+        t = new(Tensor)
+        t._data = out
+        t._format = "DefaultFormat"
+        t._node = None
+        t._oidx = 0
+        if state.depth and _on_tape(args):
+            _record(op, args, (t,), attrs)
+        if state.capture is not None:
+            state.capture.add_call(op, plan, attrs, args, (t,))
+        return t
+
+    if plan.allocates:
+        def fast(args, arrays, attrs):
+            t0 = perf()
+            try:
+                r = runner(attrs, arrays)
+            except Exception as exc:
+                _reraise(op, entry, exc)
+            stats["calls"] += 1
+            stats["seconds"] += perf() - t0
+            if type(r) is not np.ndarray or n_out != 1 or r.shape != shape0 or \
+                    (r.dtype is not dtype0 and r.dtype != dtype0):
+                return finish(args, attrs, _check_results(op, plan, r))
+            t = new(Tensor)
+            t._data = r
+            t._format = "DefaultFormat"
+            t._node = None
+            t._oidx = 0
+            if state.depth and _on_tape(args):
+                _record(op, args, (t,), attrs)
+            if state.capture is not None:
+                state.capture.add_call(op, plan, attrs, args, (t,))
+            return t
+    elif n_out == 1 and plan.pools is None:
+        def fast(args, arrays, attrs):
+            try:                        # _reuse, inline
+                buf = spare.pop()
+                if refcount(buf) != unheld:
+                    buf = empty(shape0, dtype0)
+            except IndexError:
+                buf = empty(shape0, dtype0)
+            spare.append(buf)
+            t0 = perf()
+            try:
+                runner(attrs, arrays, req, [buf])
+            except Exception as exc:
+                _reraise(op, entry, exc)
+            stats["calls"] += 1
+            stats["seconds"] += perf() - t0
+            t = new(Tensor)
+            t._data = buf
+            t._format = "DefaultFormat"
+            t._node = None
+            t._oidx = 0
+            if state.depth and _on_tape(args):
+                _record(op, args, (t,), attrs)
+            if state.capture is not None:
+                state.capture.add_call(op, plan, attrs, args, (t,))
+            return t
+    else:
+        alloc = plan._alloc
+
+        def fast(args, arrays, attrs):
+            outs = [alloc(i) for i in range(n_out)]
+            t0 = perf()
+            try:
+                runner(attrs, arrays, req, outs)
+            except Exception as exc:
+                _reraise(op, entry, exc)
+            stats["calls"] += 1
+            stats["seconds"] += perf() - t0
+            return finish(args, attrs, outs)
+    return fast
 
 
 def clear_plans():
@@ -298,6 +486,7 @@ def _make_plan(op, args, attrs):
     plan.restore = []
     plan.lock = threading.Lock()
     plan.pools = None
+    plan.spares = [[] for _ in range(plan.n_out)]
     plan.timed = entry.kind != "builtin"
     plan.stats = entry.stats
     plan.req = ["write"] * plan.n_out
@@ -335,6 +524,7 @@ def _make_plan(op, args, attrs):
                    and (out_shapes is not None or entry.allocates))
     plan.shape0 = plan.out_shapes[0] if out_shapes is not None else None
     plan.dtype0 = plan.out_dtypes[0] if out_shapes is not None else None
+    plan.fast = _direct_path(op, plan) if plan.direct else None
     return plan
 
 

@@ -40,11 +40,19 @@ class Node:
         self.op = op
         self.attrs = attrs
         self.inputs = inputs
-        self.outputs = tuple(outputs)   # strong: a gradient may read an output the caller dropped
-        self.out_meta = [(t._data.shape, t._data.dtype, t._format) for t in outputs]
+        self.outputs = outputs = tuple(outputs)   # strong: a gradient may read an output the caller dropped
+        if len(outputs) == 1:
+            t = outputs[0]
+            d = t._data
+            self.out_meta = [(d.shape, d.dtype, t._format)]
+        else:
+            self.out_meta = [(t._data.shape, t._data.dtype, t._format) for t in outputs]
 
     def __repr__(self):
         return f"Node({self.op.name if self.op else 'leaf'})"
+
+
+_NO_ATTRS = {}                  # a leaf's attrs (a leaf has no op to read them)
 
 
 class _Identity:
@@ -81,8 +89,23 @@ def on_tape(args):
     return False
 
 
+_new_node = object.__new__
+
+
 def record(op, inputs, outputs, attrs):
     """Record one op call; its outputs point at the new node."""
+    if len(outputs) == 1:               # Node(...) without the __init__ frame: the common case
+        t = outputs[0]
+        d = t._data
+        node = _new_node(Node)
+        node.op = op
+        node.attrs = attrs
+        node.inputs = tuple(inputs)
+        node.outputs = (t,)
+        node.out_meta = [(d.shape, d.dtype, t._format)]
+        t._node = node
+        t._oidx = 0
+        return node
     node = Node(op, attrs, tuple(inputs), outputs)
     for i, t in enumerate(outputs):
         t._node = node
@@ -94,7 +117,7 @@ def _leaf_node(tensor):
     """A leaf node for ``tensor``: linked to its outer-tape node when it has one (grad of grad)."""
     outer_node = node_of(tensor)
     if outer_node is None:
-        return Node(None, {}, (), (tensor,))
+        return Node(None, _NO_ATTRS, (), (tensor,))
     outer = tensor._wrap(tensor._data, tensor._format)     # a plain Tensor over the same data
     outer._node, outer._oidx = slot_of(tensor)
     return Node(_Identity, {}, (outer,), (tensor,))

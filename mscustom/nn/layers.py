@@ -136,7 +136,7 @@ class Dense(Cell):
         shape = x.shape
         if not shape or shape[-1] != self.in_channels:
             self._bad_input(x)
-        y = ops.matmul(x, ops.transpose(self.weight))
+        y = ops._math_ops.matmul_t(x, self.weight, transpose_b=True)    # MindSpore's MatMul(transpose_b=True): no copy of W.T
         if self.bias is not None:
             y = ops.add(y, self.bias)
         if self.activation is not None:

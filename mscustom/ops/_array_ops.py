@@ -25,15 +25,23 @@ from ._index_ops import _ALL, _getitem
 
 
 # ================================================================== helper for gradients
+_SUM_TO_AXES = {}               # (gradient shape, target shape) -> axes to sum over
+
+
 def sum_to(g, shape):
-    """Reduce a broadcast gradient ``g`` back to ``shape`` (differentiable)."""
+    """Reduce a broadcast gradient ``g`` back to ``shape`` (differentiable): one reduction, no copy."""
     shape = tuple(shape)
     gshape = g._data.shape
     if gshape == shape:
         return g
-    lead = len(gshape) - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
-                                      if s == 1 and gshape[i + lead] != 1)
+    axes = _SUM_TO_AXES.get((gshape, shape))
+    if axes is None:
+        lead = len(gshape) - len(shape)
+        axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                          if s == 1 and gshape[i + lead] != 1)
+        if len(_SUM_TO_AXES) > 4096:
+            _SUM_TO_AXES.clear()
+        _SUM_TO_AXES[(gshape, shape)] = axes
     if axes:
         g = F.reduce_sum(g, axes, False)
     if g._data.shape != shape:
@@ -98,6 +106,12 @@ def where(condition, x, y):
 # ================================================================== shapes
 def _ints(values, name, what):
     """A shape or permutation argument as a tuple of Python ints; TypeError naming the op otherwise."""
+    if type(values) is tuple:           # a shape such as gradients pass: taken as it is
+        for v in values:
+            if type(v) is not int:
+                break
+        else:
+            return values
     if isinstance(values, (int, np.integer)) and not isinstance(values, (bool, np.bool_)):
         return (int(values),)
     try:

@@ -21,15 +21,23 @@ from ._builtin import (NOATTR, functional, broadcast_shape, compare_type, defop,
 
 # ================================================================== arithmetic
 _ADD = defop("add", 2, lambda a, i: np.add(i[0], i[1]), broadcast_shape("add"), promote_types("add"),
-             lambda ins, outs, g, a: [F.sum_to(g[0], ins[0].shape), F.sum_to(g[0], ins[1].shape)],
+             lambda ins, outs, g, a: [F.sum_to(g[0], ins[0]._data.shape), F.sum_to(g[0], ins[1]._data.shape)],
              doc="x + y with broadcasting", arg_names=("x", "y"))
 _SUB = defop("sub", 2, lambda a, i: np.subtract(i[0], i[1]), broadcast_shape("sub"), numeric_promote("sub"),
-             lambda ins, outs, g, a: [F.sum_to(g[0], ins[0].shape), F.sum_to(neg(g[0]), ins[1].shape)],
+             lambda ins, outs, g, a: [F.sum_to(g[0], ins[0]._data.shape),
+                                      F.sum_to(neg(g[0]), ins[1]._data.shape)],
              doc="x - y with broadcasting", arg_names=("x", "y"))
+
+
+def _mul_grad(ins, outs, g, a, needs=(True, True)):
+    """Only the sides some target needs (a loss's mask or one-hot labels need none)."""
+    return [F.sum_to(mul(g[0], ins[1]), ins[0]._data.shape) if needs[0] else None,
+            F.sum_to(mul(g[0], ins[0]), ins[1]._data.shape) if needs[1] else None]
+
+
 _MUL = defop("mul", 2, lambda a, i: np.multiply(i[0], i[1]), broadcast_shape("mul"), promote_types("mul"),
-             lambda ins, outs, g, a: [F.sum_to(mul(g[0], ins[1]), ins[0].shape),
-                                      F.sum_to(mul(g[0], ins[0]), ins[1].shape)],
-             doc="x * y with broadcasting", arg_names=("x", "y"))
+             _mul_grad, doc="x * y with broadcasting", arg_names=("x", "y"))
+_MUL.set_attr("FGradientNeeds", True)
 
 
 def _div_type(attrs, dtypes):
@@ -210,52 +218,105 @@ greater_equal = functional(_GREATER_EQUAL, '``x >= y`` elementwise with broadcas
 
 
 # ================================================================== matmul
+# ``transpose_a``/``transpose_b`` (MindSpore's MatMul attributes) swap the last two axes of an
+# operand inside the kernel: np.matmul gets a transposed *view*, which BLAS reads as it is, so
+# neither ``MatMul(transpose_b=True)`` (nn.Dense) nor matmul's gradient copies a transpose.
+def _swap(a):
+    return np.swapaxes(a, -1, -2)
+
+
+def _matmul_compute(attrs, ins):
+    x, y = ins
+    if attrs:
+        if attrs.get("transpose_a"):
+            x = _swap(x)
+        if attrs.get("transpose_b"):
+            y = _swap(y)
+    return np.matmul(x, y)
+
+
 def _matmul_shape(attrs, shapes):
     a, b = shapes
     if not a or not b:
         raise ValueError(f"op 'matmul': inputs must have at least 1 dimension, got shapes {list(a)} "
                          f"and {list(b)}")
-    a2 = [1] + list(a) if len(a) == 1 else list(a)
-    b2 = list(b) + [1] if len(b) == 1 else list(b)
+    a, b = list(a), list(b)
+    for flag, s, name in (("transpose_a", a, "x"), ("transpose_b", b, "y")):
+        if attrs.get(flag):
+            if len(s) < 2:
+                raise ValueError(f"op 'matmul': {flag}=True needs {name} with at least 2 dimensions, "
+                                 f"got shape {s}")
+            s[-1], s[-2] = s[-2], s[-1]
+    a2 = [1] + a if len(a) == 1 else a
+    b2 = b + [1] if len(b) == 1 else b
     if a2[-1] != b2[-2]:
-        raise ValueError(f"op 'matmul': shapes {list(a)} and {list(b)} do not match: the contracted "
-                         f"dimension of x is {a2[-1]}, of y {b2[-2]}")
+        raise ValueError(f"op 'matmul': shapes {list(shapes[0])} and {list(shapes[1])} do not match: the "
+                         f"contracted dimension of x is {a2[-1]}, of y {b2[-2]}"
+                         + (" (after transpose_a/transpose_b)" if attrs else ""))
     try:
         batch = list(np.broadcast_shapes(tuple(a2[:-2]), tuple(b2[:-2])))
     except ValueError:
-        raise ValueError(f"op 'matmul': the batch dimensions of shapes {list(a)} and {list(b)} "
-                         "cannot be broadcast together") from None
+        raise ValueError(f"op 'matmul': the batch dimensions of shapes {list(shapes[0])} and "
+                         f"{list(shapes[1])} cannot be broadcast together") from None
     out = batch + ([a2[-2]] if len(a) > 1 else []) + ([b2[-1]] if len(b) > 1 else [])
     return shapes, [out]
 
 
-def _swap_last(t):
-    n = t._data.ndim
-    return F.transpose(t, tuple(range(n - 2)) + (n - 1, n - 2))
+def matmul_t(x, y, transpose_a=False, transpose_b=False):
+    """``op(x) @ op(y)`` where ``op`` swaps the last two axes when its flag is set (no copy is made).
+
+    What ``ops.MatMul(transpose_a=..., transpose_b=...)`` and ``nn.Dense`` call; both flags
+    False is ``matmul`` itself (the same cached plans).
+    """
+    attrs = _FLAGS[bool(transpose_a), bool(transpose_b)]
+    if not isinstance(x, Tensor) or not isinstance(y, Tensor):      # Parameters pass as they are
+        x, y = pair_named(x, y, "matmul")
+    return call(_MATMUL, (x, y), attrs)
 
 
-def _matmul_grad(ins, outs, g, a):
+# one attrs dict per flag pair, shared by every call (both False: matmul's own empty attrs)
+_FLAGS = {(ta, tb): {"transpose_a": ta, "transpose_b": tb} if ta or tb else NOATTR
+          for ta in (False, True) for tb in (False, True)}
+
+
+def _matmul_grad(ins, outs, g, a, needs=None):
+    """dx = G @ op(y)^T and dy = op(x)^T @ G, written with the flags instead of transposes.
+
+    ``needs`` (the backward pass gives it, see ``FGradientNeeds``) skips the product of an
+    input no target depends on, such as the data batch of a training step.
+    """
     x, y = ins
     up = g[0]
-    # work on 2-D+ forms: a 1-D x is a row (1, k), a 1-D y a column (k, 1);
+    ta, tb = bool(a.get("transpose_a")), bool(a.get("transpose_b"))
+    xd, yd = x._data, y._data
+    # work on 2-D+ forms: a 1-D x is a row (1, k), a 1-D y a column (k, 1) (flags need 2-D+);
     # sum_to then folds broadcast batch dimensions back into each input
-    x2 = F.expand_dims(x, 0) if x.ndim == 1 else x
-    y2 = F.expand_dims(y, -1) if y.ndim == 1 else y
-    if y.ndim == 1:
+    x2 = F.expand_dims(x, 0) if xd.ndim == 1 else x
+    y2 = F.expand_dims(y, -1) if yd.ndim == 1 else y
+    if yd.ndim == 1:
         up = F.expand_dims(up, -1)
-    if x.ndim == 1:
+    if xd.ndim == 1:
         up = F.expand_dims(up, -2)
     gx = gy = None
-    if is_float(x):
-        gx = F.reshape(F.sum_to(matmul(up, _swap_last(y2)), x2.shape), x.shape)
-    if is_float(y):
-        gy = F.reshape(F.sum_to(matmul(_swap_last(x2), up), y2.shape), y.shape)
+    if xd.dtype.kind == "f" and (needs is None or needs[0]):
+        gx = matmul_t(y2, up, True, True) if ta and tb else matmul_t(y2, up, False, True) if ta \
+            else matmul_t(up, y2, False, not tb)
+        gx = F.sum_to(gx, x2._data.shape)
+        if xd.ndim == 1:
+            gx = F.reshape(gx, xd.shape)
+    if yd.dtype.kind == "f" and (needs is None or needs[1]):
+        gy = matmul_t(up, x2, True, True) if ta and tb else matmul_t(up, x2, True, False) if tb \
+            else matmul_t(x2, up, not ta, False)
+        gy = F.sum_to(gy, y2._data.shape)
+        if yd.ndim == 1:
+            gy = F.reshape(gy, yd.shape)
     return [gx, gy]
 
 
-_MATMUL = defop("matmul", 2, lambda a, i: np.matmul(i[0], i[1]), _matmul_shape, numeric_promote("matmul"),
+_MATMUL = defop("matmul", 2, _matmul_compute, _matmul_shape, numeric_promote("matmul"),
                 _matmul_grad, doc="matrix product with NumPy's 1-D and batch rules",
                 arg_names=("x", "y"))
+_MATMUL.set_attr("FGradientNeeds", True)
 
 
 matmul = functional(_MATMUL, """Matrix product as ``np.matmul``: 1-D operands are vectors, leading dims broadcast.

@@ -70,9 +70,11 @@ def _sum_grad(ins, outs, g, a):
 
 def _mean_grad(ins, outs, g, a):
     shape = ins[0]._data.shape
-    count = int(np.prod([shape[i] for i in normalize_axis("reduce_mean", a["axis"], len(shape))],
-                        dtype=np.int64))
-    return [F.div(_spread(g[0], ins, a), _bi.max(count, 1))]
+    count = 1
+    for i in normalize_axis("reduce_mean", a["axis"], len(shape)):
+        count *= shape[i]
+    # divide the reduced gradient, then spread it: one full-size array instead of two
+    return [_spread(F.div(g[0], _bi.max(count, 1)), ins, a)]
 
 
 def _extreme_grad(ins, outs, g, a):
@@ -86,10 +88,15 @@ def _extreme_grad(ins, outs, g, a):
     return [F.div(F.mul(mask, F.reshape(g[0], keep)), count)]
 
 
+def _sum_compute(a, i):
+    x = i[0]
+    # np.add.reduce is np.sum without its Python wrapper (this kernel runs in every broadcast gradient)
+    return np.asarray(np.add.reduce(x, axis=a["axis"], keepdims=a["keep_dims"],
+                                    dtype=np.int64 if x.dtype.kind == "b" else x.dtype))
+
+
 _REDUCE_SUM = defop(
-    "reduce_sum", 1,
-    lambda a, i: np.asarray(np.sum(i[0], axis=a["axis"], keepdims=a["keep_dims"],
-                                   dtype=np.int64 if i[0].dtype == np.bool_ else i[0].dtype)),
+    "reduce_sum", 1, _sum_compute,
     _reduce_shape("reduce_sum"), _sum_type, _sum_grad, doc="sum over axes", arg_names=("x",))
 _REDUCE_MEAN = defop(
     "reduce_mean", 1,

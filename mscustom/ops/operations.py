@@ -135,19 +135,10 @@ def _fn(name):
     return getattr(_ops(), name)
 
 
-def _swap_last(x):
-    perm = list(range(x.ndim))
-    perm[-1], perm[-2] = perm[-2], perm[-1]
-    return _fn("transpose")(x, tuple(perm))
-
-
 def _matmul(p, x, y):
     x, y = as_tensor(x), as_tensor(y)
-    if p.attrs.get("transpose_a"):
-        x = _swap_last(x)
-    if p.attrs.get("transpose_b"):
-        y = _swap_last(y)
-    return _fn("matmul")(x, y)
+    from ._math_ops import matmul_t     # the flags go to the kernel, which reads transposed views
+    return matmul_t(x, y, bool(p.attrs.get("transpose_a")), bool(p.attrs.get("transpose_b")))
 
 
 def _reduce(fname):

@@ -13,6 +13,7 @@ import weakref
 import numpy as np
 
 from ... import dtype as _dt
+from ... import extend as _extend
 from . import _common, _dynshape
 from .rules import check_concrete, result_structure
 
@@ -102,9 +103,9 @@ def install_kind_shape_rule(op, kind, func, attr_specs, op_name):
 
     def infer_shape(attrs, in_shapes):
         if attrs and _common.DYNAMIC_KEY in attrs:
-            return in_shapes, _dynshape.infer(op_ref(), op_name, evaluate, attrs, in_shapes)
-        return in_shapes, evaluate(attrs, in_shapes)
-    op.set_attr("FInferShape", infer_shape)
+            return _dynshape.infer(op_ref(), op_name, evaluate, attrs, in_shapes)
+        return evaluate(attrs, in_shapes)
+    _extend.def_infer(op, shape=infer_shape)       # (def_infer's shape rules return the outputs only)
 
 
 def install_rules(op, shape_rule, dtype_rule, op_name):
@@ -116,11 +117,11 @@ def install_rules(op, shape_rule, dtype_rule, op_name):
 
         def infer_shape(attrs, in_shapes):
             if attrs and _common.DYNAMIC_KEY in attrs:
-                return in_shapes, _dynshape.infer(op, op_name, evaluate, attrs, in_shapes)
-            return in_shapes, check_concrete(op_name, in_shapes, evaluate(attrs, in_shapes))
-        op.set_attr("FInferShape", infer_shape)
+                return _dynshape.infer(op, op_name, evaluate, attrs, in_shapes)
+            return check_concrete(op_name, in_shapes, evaluate(attrs, in_shapes))
+        _extend.def_infer(op, shape=infer_shape)
     if dtype_rule.kind != "none":
         def infer_type(attrs, in_dtypes):
             out = dtype_rule.evaluate(call_args(attrs, in_dtypes), op.num_outputs)
-            return in_dtypes, [_dt.dtype_from_any(d) for d in out]
-        op.set_attr("FInferType", infer_type)
+            return [_dt.dtype_from_any(d) for d in out]
+        _extend.def_infer(op, dtype=infer_type)

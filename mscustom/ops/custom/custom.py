@@ -1,12 +1,13 @@
 """``ops.Custom``: a custom operator from a Python function, a Numba kernel or a compiled symbol.
 
-One ``Custom`` instance owns one ``OpDef``: ``FInferShape``/``FInferType``
-from ``out_shape``/``out_dtype`` (``_outputs``), ``FGradient`` from ``bprop``
-(``bprop``), and one ``KernelEntry`` per (kernel, reg info, target) made by
-the kernel kind registered for its ``func_type`` (``kind``). Calls go straight
-to the dispatcher, which caches inference, kernel selection and binding per
-input signature; argument binding lives in ``_marshal``, arity rules in
-``_arity``, the usage report in ``report``.
+One ``Custom`` instance owns one ``OpDef``, built through ``mscustom.extend``
+like every other op: ``def_infer`` from ``out_shape``/``out_dtype``
+(``_outputs``), ``def_gradient`` from ``bprop`` (``bprop``), and one
+``def_kernel`` per (kernel, reg info, target), named and bound by the kernel
+kind registered for its ``func_type`` (``kind``). ``Custom.__call__`` is the
+dispatcher's ``call_owner``, which caches inference, kernel selection and
+binding per input signature; argument binding lives in ``_marshal``, arity
+rules in ``_arity``, the usage report in ``report``.
 
 Example::
 
@@ -35,8 +36,8 @@ import numpy as np
 
 from ... import context as _context
 from ... import dtype as _dt
+from ... import extend
 from ..._core import dispatch as _dispatch
-from ..._core.opdef import OpDef
 from ...tensor import Tensor
 from . import _arity, _dynshape, _outputs, _pin, _validate, report
 from ._common import DYNAMIC_KEY as _DYNAMIC
@@ -118,12 +119,14 @@ class Custom:
         self._lock = threading.Lock()
         self._sources = []               # (func, kind, infos, options) per add_kernel, to rebuild
         self._attr_specs = []
-        self._op = OpDef(self.name, num_outputs=n_out)
-        self._op.describe(f"ops.Custom {func_type} op '{self.name}'")
+        # the OpDef, through the extension surface: def_op, def_infer (in _outputs), def_gradient,
+        # def_kernel (in _add_kernels); it stays out of the by-name registry (one op per instance)
+        self._op = extend.def_op(self.name, inputs=None, outputs=n_out, register=False,
+                                 doc=f"ops.Custom {func_type} op '{self.name}'")
         _outputs.install_rules(self._op, self._shape_rule, self._dtype_rule, self.name)
         if self._shape_rule.kind == "none":
             _outputs.install_kind_shape_rule(self._op, kind, self.func, self._attr_specs, self.name)
-        self._op.set_attr("FGradient", _bprop.make_fgradient(self.name, func_type, self.bprop))
+        extend.def_gradient(self._op, _bprop.make_fgradient(self.name, func_type, self.bprop))
         self._add_kernels(func, kind, infos, options)
         self._arity = _arity.find_arity(kind, self._sources[0][0], self._shape_rule, self._dtype_rule,
                                         self.bprop, self._attr_specs, n_out, self._pending)
@@ -149,11 +152,14 @@ class Custom:
             else:
                 targets = kind.default_targets or (_context.device_target(),)
             for target in targets:
-                self._op.add_kernel(make_entry(
-                    kind, func, op_name=self.name, target=target,
-                    rows=(info.rows or None) if info else None,
-                    attr_specs=list(info.attrs) if info else [], n_out=self._op.num_outputs,
-                    options=dict(options)))
+                # the kind names the kernel and gives its per-signature bind hook
+                entry = make_entry(kind, func, op_name=self.name, target=target,
+                                   rows=(info.rows or None) if info else None,
+                                   attr_specs=list(info.attrs) if info else [], n_out=self._op.num_outputs,
+                                   options=dict(options))
+                extend.def_kernel(self._op, entry.fn, target=target, rows=entry.rows,
+                                  allocates=entry.allocates, kind=entry.kind, bind=entry.bind,
+                                  name=entry.name, label=entry.label)
         _pin.pin_kernels(self._op, self._sources, _context.TARGETS)    # one target named: run there
         # kernels restricted to rows first, catch-all kernels (rows=None) last
         self._op.kernels.sort(key=lambda k: k.rows is None)
@@ -161,6 +167,7 @@ class Custom:
         self._marshal = Marshal(self.name, self._attr_specs, self._update_num_inputs())
         self._fast_attrs = self._marshal.fast_attrs
         self._plain = False                  # set by _update_fast_path once the op is complete
+        self._fast_ns = ()
 
     def _update_num_inputs(self):
         """Reg infos that agree on a fixed number of tensor inputs let the dispatcher check it."""
@@ -233,16 +240,10 @@ class Custom:
                 f"kernels=[{kernels}])")
 
     # ------------------------------------------------------------ calling
-    def __call__(self, *args, **kwargs):
-        if self._plain and not kwargs:
-            # the fast path: all-Tensor call, outputs known, attrs fixed, single result or dispatcher tuple
-            if self._lo <= len(args) <= self._hi:
-                for a in args:
-                    if type(a) is not Tensor:
-                        break
-                else:
-                    return _call(self._op, args, self._fast_attrs)
-        return self._call_general(args, kwargs)
+    # The call itself: an all-Tensor call with a cached plan runs inside the dispatcher's
+    # call_owner (one frame from here to the kernel's runner); every other call comes back
+    # to _call_general.
+    __call__ = _dispatch.call_owner
 
     def _call_general(self, args, kwargs):
         n = len(args)
@@ -261,6 +262,7 @@ class Custom:
 
     def _update_fast_path(self):
         self._plain = not self._pending and self._wrap is None and self._fast_attrs is not None
+        self._fast_ns = range(self._lo, self._hi + 1) if self._plain else ()     # read by call_owner
 
     def _wrapped(self, res):
         """The result in the structure out_shape/out_dtype ask for (a 1-tuple stays a 1-tuple)."""

@@ -142,6 +142,20 @@ class _Runner:
         single = self.n_out == 1
         scalar_in = [i for i, s in enumerate(sig.in_shapes) if len(s) == 0]
 
+        if template is None and not specs and single and len(sig.in_shapes) == 1 and not scalar_in:
+            def run(attrs, arrays):
+                x = arrays[0]
+                try:
+                    res = func(x)
+                except Exception as exc:
+                    failed(exc)
+                if type(res) is not ndarray:
+                    return fix(res, arrays, out_shapes, out_dtypes)
+                if res.base is None:
+                    return res.copy() if res is x or x.base is res else res
+                return _unshare(res, arrays)
+            return run
+
         if template is None and not specs and single and not scalar_in:
             def run(attrs, arrays):
                 try:

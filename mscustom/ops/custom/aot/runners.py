@@ -211,7 +211,18 @@ def cpu_runner(call, stats):
 
     # One runner per common arity: building the caller's tuple from fixed positions is
     # cheaper than unpacking the lists (the per-call path of a tiny kernel is all overhead).
-    if stats is None:
+    if stats is None and len(slots) == 1 and len(out_slots) == 1:
+        def run(attrs, inputs, req, outputs):
+            rc = fast(meta, (inputs[0], outputs[0])) if fast is not None else slow(inputs, outputs)
+            if rc:
+                failed(rc, inputs, outputs)
+    elif stats is None and len(slots) == 2 and len(out_slots) == 1:
+        def run(attrs, inputs, req, outputs):
+            rc = (fast(meta, (inputs[0], inputs[1], outputs[0])) if fast is not None
+                  else slow(inputs, outputs))
+            if rc:
+                failed(rc, inputs, outputs)
+    elif stats is None:
         def run(attrs, inputs, req, outputs):
             rc = fast(meta, (*inputs, *outputs)) if fast is not None else slow(inputs, outputs)
             if rc:
