@@ -119,3 +119,11 @@ def test_def_kernel_with_nnvm_key_replaces_the_kernel_filed_there():
     assert op(ms.Tensor([1.0])).asnumpy()[0] == 3.0
     with pytest.raises(TypeError, match="def_kernel of op 'frontends_key': the kernel must be callable"):
         extend.def_kernel(op, "not a function")
+
+
+def test_built_in_ops_are_built_through_extend():
+    from mscustom import extend, ops
+    for name in ("add", "matmul", "relu", "reduce_sum", "conv2d", "dropout"):
+        op = ops.get_op(name)
+        assert extend.frontend_of(op) == "builtin", name
+        assert all(k.kind == "builtin" for k in op.kernels)

@@ -11,7 +11,6 @@ reusable shape/dtype rules, which is where built-in ops validate their inputs.
 import numpy as np
 
 from .. import extend as _extend
-from .._core.registry import register_op
 from .. import context as _context
 from .. import dtype as _dt
 from ..tensor import Tensor, as_tensor
@@ -27,21 +26,26 @@ def defop(name, num_inputs, compute, infer_shape=None, infer_type=None, gradient
     """Register a built-in op whose NumPy kernel ``compute(attrs, inputs)`` returns outputs.
 
     ``infer_shape``/``infer_type`` take NNVM's form ``(attrs, ins) -> (ins, outs)``.
-    The NumPy kernel serves every target while tensors live in host memory.
+    The NumPy kernel serves every target while tensors live in host memory. The
+    op is built through ``mscustom.extend``, the one extension surface every
+    front end uses (``frontend_of(op) == "builtin"``).
     """
-    op = register_op(name, num_inputs=num_inputs, num_outputs=num_outputs)
-    op.describe(doc)
-    if arg_names:
-        op.input_names = list(arg_names)
-    for suffix in TARGETS:
-        op.set_attr("FComputeAlloc" + suffix, compute)
-    if infer_shape is not None:
-        op.set_attr("FInferShape", infer_shape)
-    if infer_type is not None:
-        op.set_attr("FInferType", infer_type)
+    named = arg_names and num_inputs is not None and len(arg_names) == num_inputs
+    op = _extend.def_op(name, list(arg_names) if named else num_inputs, num_outputs, doc, frontend="builtin")
+    if arg_names and not named:
+        op.input_names = list(arg_names)        # names of the leading inputs of a variadic op
+    _extend.def_kernel(op, compute, "all", allocates=True, nnvm_key=True)
+    _extend.def_infer(op, shape=_outputs_of(infer_shape), dtype=_outputs_of(infer_type))
     if gradient is not None:
-        op.set_attr("FGradient", gradient)
+        _extend.def_gradient(op, gradient)
     return op
+
+
+def _outputs_of(rule):
+    """An NNVM-form rule ``(attrs, ins) -> (ins, outs)`` as extend's ``(attrs, ins) -> outs``."""
+    if rule is None:
+        return None
+    return lambda attrs, ins: rule(attrs, ins)[1]
 
 
 def functional(op, doc, arg_names=None):
