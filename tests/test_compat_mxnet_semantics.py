@@ -257,3 +257,26 @@ def test_contexts_copies_and_test_utils():
     np.testing.assert_array_equal(mx.nd.random.uniform(0, 1, shape=(3,)).asnumpy(), r1)
     x.wait_to_read()
     assert x.shape == (2,) and x.dtype is np.float32 and (x + 1).asnumpy().tolist() == [2.0, 3.0]
+
+
+def test_device_scope_switches_the_target_and_imports_nothing_per_step(monkeypatch):
+    import builtins
+
+    import mscustom as ms
+    from mscustom.compat.mxnet.context import device_scope
+
+    assert ms.get_context("device_target") == "CPU"
+    with device_scope(mx.gpu(0)):
+        assert ms.get_context("device_target") == "GPU"
+    assert ms.get_context("device_target") == "CPU"
+    imports = []
+    real_import = builtins.__import__
+
+    def counting_import(*args, **kwargs):
+        imports.append(args[0])
+        return real_import(*args, **kwargs)
+    monkeypatch.setattr(builtins, "__import__", counting_import)
+    with device_scope(mx.cpu()):                    # executors enter one of these per forward and backward
+        pass
+    monkeypatch.undo()
+    assert imports == []

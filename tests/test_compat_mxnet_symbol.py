@@ -193,3 +193,23 @@ def test_custom_op_auxiliary_state_in_a_symbol():
     exe.forward(is_train=True)
     np.testing.assert_array_equal(exe.aux_dict["cnt_calls"].asnumpy(), [2.0])
     np.testing.assert_array_equal(exe.grad_dict["x"].asnumpy(), np.ones((2, 3)))
+
+
+def test_fully_connected_reads_the_weight_through_matmul_transpose_b(monkeypatch):
+    import mscustom.ops
+
+    def no_transpose(*args, **kwargs):
+        raise AssertionError("FullyConnected must not build W.T with a transpose")
+    monkeypatch.setattr(mscustom.ops, "transpose", no_transpose)
+    rng = np.random.default_rng(4)
+    x, w, b, dy = rng.normal(size=(3, 2, 2)), rng.normal(size=(5, 4)), rng.normal(size=5), rng.normal(size=(3, 5))
+    net = mx.sym.FullyConnected(mx.sym.Variable("x"), num_hidden=5, name="fc")
+    grads = {k: mx.nd.zeros(v.shape, dtype=np.float64) for k, v in (("x", x), ("fc_weight", w), ("fc_bias", b))}
+    exe = net.bind(mx.cpu(), {"x": mx.nd.array(x, dtype=np.float64), "fc_weight": mx.nd.array(w, dtype=np.float64),
+                              "fc_bias": mx.nd.array(b, dtype=np.float64)}, args_grad=grads)
+    out = exe.forward(is_train=True)[0].asnumpy()
+    np.testing.assert_allclose(out, x.reshape(3, 4) @ w.T + b, rtol=1e-12)
+    exe.backward(mx.nd.array(dy, dtype=np.float64))
+    np.testing.assert_allclose(grads["x"].asnumpy(), (dy @ w).reshape(3, 2, 2), rtol=1e-12)
+    np.testing.assert_allclose(grads["fc_weight"].asnumpy(), dy.T @ x.reshape(3, 4), rtol=1e-12)
+    np.testing.assert_allclose(grads["fc_bias"].asnumpy(), dy.sum(0), rtol=1e-12)

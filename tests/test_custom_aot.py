@@ -387,3 +387,34 @@ def test_large_outputs_come_from_the_reuse_pool():
     x = ms.Tensor(np.ones(1 << 19, np.float32))               # 2 MiB output: pooled
     first = _address(square(x))
     assert _address(square(x)) == first
+
+
+def test_interrupt_right_after_the_cffi_call_takes_its_lock_releases_it():
+    import linecache
+    import sys
+
+    add = aot_op("CustomAdd")
+    a = np.arange(4.0, dtype=np.float32)
+    seen = {}
+
+    def local(frame, event, arg):                    # Ctrl-C on the line after the acquire
+        if event == "line":
+            text = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+            if "acquire(False)" in text:
+                seen["lock"] = frame.f_locals["acquire"].__self__
+            elif "lock" in seen and "raised" not in seen:
+                seen["raised"] = True
+                raise KeyboardInterrupt
+        return local
+
+    def tracer(frame, event, arg):
+        return local if frame.f_code.co_name == "call_cffi" else None
+
+    sys.settrace(tracer)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            add(ms.Tensor(a), ms.Tensor(a))
+    finally:
+        sys.settrace(None)
+    assert seen.get("raised") and not seen["lock"].locked()
+    np.testing.assert_allclose(add(ms.Tensor(a), ms.Tensor(a)).asnumpy(), a + a)

@@ -204,3 +204,24 @@ def test_fork_while_another_thread_compiles_does_not_hang_the_child():
     proc = subprocess.run([sys.executable, "-c", FORK_SCRIPT], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "child 0"
+
+
+# ---------------------------------------------------------------- interrupts
+def test_interrupt_while_the_first_call_rebuilds_the_kernels_leaves_a_working_op(monkeypatch):
+    from mscustom.ops.custom import custom as custom_mod
+
+    split = ops.Custom(lambda x: (x + 1, x[:1] * 2), out_shape=lambda x: (x, [1]), out_dtype=lambda x: (x, x))
+    targets = [k.target for k in split.kernels]
+    real_make_entry = custom_mod.make_entry
+
+    def interrupted(*args, **kwargs):               # Ctrl-C while the kernels for 2 outputs are built
+        monkeypatch.setattr(custom_mod, "make_entry", real_make_entry)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(custom_mod, "make_entry", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        split(ms.Tensor([1.0, 2.0, 3.0]))
+    assert [k.target for k in split.kernels] == targets      # the op kept its kernels
+    a, b = split(ms.Tensor([1.0, 2.0, 3.0]))
+    assert split.num_outputs == 2 and [k.target for k in split.kernels] == targets
+    np.testing.assert_allclose(a.asnumpy(), [2, 3, 4])
+    np.testing.assert_allclose(b.asnumpy(), [2])

@@ -201,3 +201,17 @@ def test_source_exception_reaches_the_consumer_with_its_message():
     failing_map = ds.GeneratorDataset([1, 2], "v", shuffle=False).map(lambda v: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         rows(failing_map)
+
+
+def test_same_seed_same_shuffle_however_many_datasets_came_before():
+    def shuffled_orders():
+        ds.config.set_seed(7)
+        base = ds.NumpySlicesDataset({"v": np.arange(20)}, shuffle=True)
+        return rows(base), rows(base.shuffle(8))
+
+    first = shuffled_orders()
+    for _ in range(5):                                              # other datasets built in between
+        ds.NumpySlicesDataset({"v": np.arange(3)}).shuffle(2).batch(1)
+    assert shuffled_orders() == first
+    ds.config.set_seed(8)
+    assert rows(ds.NumpySlicesDataset({"v": np.arange(20)}, shuffle=True)) != first[0]

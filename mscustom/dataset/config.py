@@ -15,7 +15,8 @@ _STATE = {"seed": None, "prefetch_size": 16}
 
 
 def set_seed(seed):
-    """Seed every shuffle of the pipeline (epoch ``e`` of a node draws from ``(seed, e, node)``)."""
+    """Seed every shuffle of the pipeline (epoch ``e`` of a node draws from ``(seed, e, node)``, where
+    ``node`` is the node's place in its own pipeline: the same seed gives the same order)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 32:
         raise ValueError(f"dataset.config.set_seed: seed must be an int in [0, 2**32), got {seed!r}")
     _STATE["seed"] = int(seed)

@@ -14,7 +14,7 @@ Example::
         ...
 """
 
-import itertools
+import zlib
 
 import numpy as np
 
@@ -22,9 +22,6 @@ from . import config
 from .iterators import DictIterator, TupleIterator
 
 __all__ = ["Dataset"]
-
-_ids = itertools.count()
-
 
 def _positive_int(value, what, who, minimum=1):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
@@ -45,7 +42,9 @@ class Dataset:
 
     def __init__(self, children=()):
         self.children = list(children)
-        self._id = next(_ids)
+        # The node's place in its own pipeline (its type and what lies below it), not a process-wide
+        # counter: the same seed gives the same shuffle however many datasets were built before.
+        self._id = _pipeline_key(type(self).__name__, self.children)
 
     # ------------------------------------------------------------------ what a node defines
     def _rows(self, epoch):
@@ -145,6 +144,13 @@ class _Project(Dataset):
     def _rows(self, epoch):
         for row in self.children[0]._rows(epoch):
             yield tuple(row[i] for i in self._index)
+
+
+def _pipeline_key(name, children):
+    """A stable 32-bit key of a node: its class name and its children's keys (crc32, not ``hash``,
+    which changes between interpreter runs)."""
+    text = name + "(" + ",".join(str(c._id) for c in children) + ")"
+    return zlib.crc32(text.encode())
 
 
 def rng_for(node, epoch):

@@ -16,7 +16,7 @@ from .._core.dispatch import call
 from ..tensor import Tensor
 from . import functional as F
 from ._builtin import (NOATTR, broadcast_shape, defop, functional, insert_axis, is_float, no_grad,
-                       normalize_axis, pair_named, promote_types, result_dtype, same_shape, same_type,
+                       normalize_axis, pair_named, promote_types, result_dtype, same_type,
                        tensor_arg, unary)
 from ._index_ops import _ALL, _getitem
 

@@ -101,7 +101,7 @@ class _OpType:
         self._check_storage()
         self.operators = {}              # (shapes, dtypes) of all inputs -> CustomOp
         self.lock = threading.Lock()
-        n_args, n_out, n_aux = len(self.args), len(self.outs), len(self.aux)
+        n_args, n_out = len(self.args), len(self.outs)
 
         fwd = _extend.def_op(op_type, inputs=self.args + self.aux, outputs=n_out, register=False,
                              doc=f"MXNet-style custom op '{op_type}'", frontend="mxnet")

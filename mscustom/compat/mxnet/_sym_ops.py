@@ -12,6 +12,7 @@ import ast
 import numpy as np
 
 from ... import ops as _ops
+from ...ops._math_ops import matmul_t as _matmul_t
 from . import _layers
 from ._bridge import op_type as _custom_type
 
@@ -74,7 +75,7 @@ def _fc(attrs, ins, aux, is_train):
     x = ins[0]
     if _attr(attrs, "flatten", True) and x.ndim != 2:
         x = _ops.reshape(x, (x.shape[0], -1))
-    y = _ops.matmul(x, _ops.transpose(ins[1]))
+    y = _matmul_t(x, ins[1], transpose_b=True)        # x @ W.T read through the flag: no copy of W.T
     return [y + ins[2] if len(ins) > 2 else y]
 
 

@@ -13,6 +13,8 @@ Example::
 
 import threading
 
+from ... import context as _msctx
+
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
 
 _DEVTYPES = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
@@ -98,13 +100,11 @@ class device_scope:
         self.target = (ctx if isinstance(ctx, Context) else current_context()).target
 
     def __enter__(self):
-        from ... import context as _msctx
         self.saved = _msctx.device_target()
         if self.saved != self.target:
             _msctx.set_device(device_target=self.target)
         return self
 
     def __exit__(self, *exc):
-        from ... import context as _msctx
         if _msctx.device_target() != self.saved:
             _msctx.set_device(device_target=self.saved)

@@ -146,6 +146,16 @@ class Custom:
             elif known.value_type != spec.value_type:
                 raise ValueError(f"op '{self.name}': attribute '{spec.name}' is declared as "
                                  f"{known.value_type!r} and as {spec.value_type!r} in different reg infos")
+        self._def_kernels(self._op, func, kind, infos, options)
+        self._order_kernels(self._op)
+        self._op.plans.clear()
+        self._marshal = Marshal(self.name, self._attr_specs, self._update_num_inputs())
+        self._fast_attrs = self._marshal.fast_attrs
+        self._plain = False                  # set by _update_fast_path once the op is complete
+        self._fast_ns = ()
+
+    def _def_kernels(self, op, func, kind, infos, options):
+        """Define on ``op`` one kernel of ``func`` per reg info and target."""
         for info in infos or [None]:
             if info is not None and info.target is not None:
                 targets = (info.target,)
@@ -155,19 +165,30 @@ class Custom:
                 # the kind names the kernel and gives its per-signature bind hook
                 entry = make_entry(kind, func, op_name=self.name, target=target,
                                    rows=(info.rows or None) if info else None,
-                                   attr_specs=list(info.attrs) if info else [], n_out=self._op.num_outputs,
+                                   attr_specs=list(info.attrs) if info else [], n_out=op.num_outputs,
                                    options=dict(options))
-                extend.def_kernel(self._op, entry.fn, target=target, rows=entry.rows,
+                extend.def_kernel(op, entry.fn, target=target, rows=entry.rows,
                                   allocates=entry.allocates, kind=entry.kind, bind=entry.bind,
                                   name=entry.name, label=entry.label)
-        _pin.pin_kernels(self._op, self._sources, _context.TARGETS)    # one target named: run there
+
+    def _order_kernels(self, op):
+        _pin.pin_kernels(op, self._sources, _context.TARGETS)    # one target named: run there
         # kernels restricted to rows first, catch-all kernels (rows=None) last
-        self._op.kernels.sort(key=lambda k: k.rows is None)
-        self._op.plans.clear()
-        self._marshal = Marshal(self.name, self._attr_specs, self._update_num_inputs())
-        self._fast_attrs = self._marshal.fast_attrs
-        self._plain = False                  # set by _update_fast_path once the op is complete
-        self._fast_ns = ()
+        op.kernels.sort(key=lambda k: k.rows is None)
+
+    def _rebuild_kernels(self, n):
+        """Every kernel again, for ``n`` outputs: built on a scratch OpDef, then swapped in.
+
+        The live op keeps its old kernels until one assignment replaces them, and
+        ``num_outputs`` changes after that, so an interrupt (KeyboardInterrupt)
+        part way leaves a working op that is still pending: its next call rebuilds.
+        """
+        scratch = extend.OpDef(self.name, num_outputs=n)
+        for func, kind, infos, options in self._sources:
+            self._def_kernels(scratch, func, kind, infos, options)
+        self._order_kernels(scratch)
+        self._op.kernels = scratch.kernels
+        self._op.set_num_outputs(n)             # clears the plans, bound to the old kernels
 
     def _update_num_inputs(self):
         """Reg infos that agree on a fixed number of tensor inputs let the dispatcher check it."""
@@ -279,12 +300,6 @@ class Custom:
             n, self._wrap = _outputs.resolve_structure(self._shape_rule, self._dtype_rule, shapes, dtypes,
                                                        self._op.num_outputs)
             if n != self._op.num_outputs:
-                sources = self._sources
-                self._op.set_num_outputs(n)
-                self._op.kernels = []
-                self._sources = []
-                self._attr_specs = []
-                for func, kind, infos, options in sources:
-                    self._add_kernels(func, kind, infos, options)
+                self._rebuild_kernels(n)
             self._pending = False
             self._update_fast_path()

@@ -114,17 +114,19 @@ def cpu_runner(call, stats):
     def call_cffi(inputs, outputs):
         # one prepared array serves the calls; a thread finding it busy takes a fresh one
         # (and, when the kernel has a workspace, buffers of its own)
-        mine = acquire(False)
-        scratch = None
-        if mine:
-            p = params
-        else:
-            p = fresh_params()
-            if call.workspace:
-                scratch = [np.empty_like(w) for w in call.workspace]
-                for j, buf in enumerate(scratch):
-                    p[descs.n + j] = from_buffer(buf)
+        # the acquire runs inside the try, so an interrupt anywhere after it still releases the lock
+        mine = False
         try:
+            mine = acquire(False)
+            scratch = None
+            if mine:
+                p = params
+            else:
+                p = fresh_params()
+                if call.workspace:
+                    scratch = [np.empty_like(w) for w in call.workspace]
+                    for j, buf in enumerate(scratch):
+                        p[descs.n + j] = from_buffer(buf)
             try:
                 for k, a in zip(slots, inputs):
                     p[k] = from_buffer(a)

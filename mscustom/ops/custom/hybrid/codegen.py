@@ -19,8 +19,6 @@ Example::
 import ast
 import copy
 
-import numpy as np
-
 from .lower import loop_bounds, loop_kind, loop_step, lower
 
 __all__ = ["cpu_source", "gpu_stages", "compute_dtype", "rename"]

@@ -29,12 +29,11 @@ Example::
 import ast
 import itertools
 import math
-import types
 
 import numpy as np
 
 from .check import analyse_source
-from .dsl import CASTS, HybridFunction, RUNTIME
+from .dsl import HybridFunction, RUNTIME
 from .lower import loop_bounds, loop_step, lower
 from .scalars import is_scalar_value, kernel_params
 

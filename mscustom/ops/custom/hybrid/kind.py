@@ -22,7 +22,6 @@ import numpy as np
 
 from ...._core.kernel import KernelEntry, Signature
 from .. import _common
-from .check import analyse
 from .codegen import compute_dtype, cpu_source, gpu_stages
 from .compile import cpu_function, load_module, numba_array_types
 from .dsl import HybridFunction, is_hybrid
