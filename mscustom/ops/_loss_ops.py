@@ -36,6 +36,7 @@ from ._builtin import defop, float_only, tensor_arg
 __all__ = ["sparse_softmax_cross_entropy", "sparse_softmax_cross_entropy_grad", "LabelRange"]
 
 _REDUCTIONS = ("none", "mean", "sum")
+_add_reduce = np.add.reduce
 
 
 # ------------------------------------------------------------------ rules
@@ -86,19 +87,32 @@ def _keep(labels, ignore_index):
     return np.where(keep, labels, 0), keep, max(int(np.count_nonzero(keep)), 1)
 
 
+_ROWS = {}
+
+
+def _rows(n):
+    """``np.arange(n)`` (cached: the row index of every call with a batch of n samples)."""
+    r = _ROWS.get(n)
+    if r is None:
+        r = _ROWS[n] = np.arange(n)
+    return r
+
+
 def _per_sample(x, labels, keep, out=None):
     """``log(sum(exp(x - max))) - (x[label] - max)`` per sample, written into ``out`` when given."""
-    m = x.max(axis=-1, keepdims=True)
-    shifted = np.subtract(x, m)
+    c = x.shape[-1]
+    x2 = x.reshape(-1, c)
+    m = x2.max(axis=1)
+    shifted = np.subtract(x2, m[:, None])
     np.exp(shifted, out=shifted)
-    s = shifted.sum(axis=-1)
-    picked = np.take_along_axis(x, labels[..., None], axis=-1)[..., 0]
-    picked = picked - m[..., 0]
-    loss = np.log(s, out=out)
+    s = _add_reduce(shifted, 1)
+    picked = x2[_rows(x2.shape[0]), labels.reshape(-1)]
+    picked -= m
+    loss = np.log(s, out=None if out is None else out.reshape(-1))
     loss -= picked
     if keep is not None:
-        loss *= keep
-    return loss
+        loss *= keep.reshape(-1)
+    return loss.reshape(labels.shape) if out is None else out
 
 
 def loss_into(attrs, ins, out=None):
@@ -109,7 +123,7 @@ def loss_into(attrs, ins, out=None):
     loss = _per_sample(x, safe, keep, out if red == "none" else None)
     if red == "none":
         return loss
-    total = loss.sum(dtype=x.dtype)
+    total = _add_reduce(loss, None)
     if red == "sum":
         return np.asarray(total, x.dtype)
     if not labels.size:
@@ -120,22 +134,26 @@ def loss_into(attrs, ins, out=None):
 def grad_into(attrs, ins, o):
     """``(softmax(x) - onehot(labels)) * scale`` into ``o`` (the gradient kernel's body)."""
     x, labels, dloss = ins
+    if not o.flags.c_contiguous:            # the row-wise view below must be o itself
+        np.copyto(o, grad_into(attrs, ins, np.empty(o.shape, o.dtype)))
+        return o
     safe, keep, count = _keep(labels, attrs["ignore_index"])
     if x.size == 0:
         return o
-    np.subtract(x, x.max(axis=-1, keepdims=True), out=o)
-    np.exp(o, out=o)
-    o /= o.sum(axis=-1, keepdims=True)
-    flat = o.reshape(-1, o.shape[-1])
-    flat[np.arange(flat.shape[0]), safe.reshape(-1)] -= 1
+    c = x.shape[-1]
+    x2, p = x.reshape(-1, c), o.reshape(-1, c)
+    np.subtract(x2, x2.max(axis=1, keepdims=True), out=p)
+    np.exp(p, out=p)
+    p /= _add_reduce(p, 1, None, None, True)
+    p[_rows(p.shape[0]), safe.reshape(-1)] -= 1
     red = attrs["reduction"]
     if red == "none":
-        scale = dloss[..., None] if keep is None else (dloss * keep)[..., None]
-        o *= scale
+        scale = dloss if keep is None else dloss * keep
+        p *= scale.reshape(-1, 1)
     else:
-        o *= dloss / count if red == "mean" else dloss
+        p *= dloss / count if red == "mean" else dloss
         if keep is not None:
-            o *= keep[..., None]
+            p *= keep.reshape(-1, 1)
     return o
 
 
@@ -205,6 +223,11 @@ class LabelRange:
         self.who, self.n_classes, self.ignore_index = who, n_classes, ignore_index
 
     def __call__(self, data):
+        if self.ignore_index is None and data.dtype.kind in "iu" and data.size:
+            # one pass: negative labels read as unsigned are huge, so max < n_classes means all in range
+            unsigned = data.view(data.dtype.str.replace("i", "u")) if data.dtype.kind == "i" else data
+            if unsigned.max() < self.n_classes:
+                return
         valid = data if self.ignore_index is None else data[data != self.ignore_index]
         if valid.size and (valid.min() < 0 or valid.max() >= self.n_classes):
             bad = valid.min() if valid.min() < 0 else valid.max()
