@@ -47,6 +47,8 @@ CASES = [
     ("sparse_softmax_cross_entropy_grad", [_f(6, 5), np.array([0, 1, -100, 4, 2, -100], np.int32),
                                            np.asarray(1.5, np.float32)],
      {"reduction": "mean", "ignore_index": -100}),
+    ("dense", [_f(4, 3), _f(5, 3), _f(5)], {}),
+    ("dense", [_f(2, 4, 3), _f(5, 3), _f()], {}),
 ]
 
 

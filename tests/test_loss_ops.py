@@ -118,3 +118,33 @@ def test_label_check_is_repeated_by_graph_replays():
     with pytest.raises(ValueError, match="SoftmaxCrossEntropyWithLogits: label 4 is out of range for 4 classes"):
         f(z, ms.Tensor(np.array([0, 4, 1], np.int32)))
     assert f.stats["replayed"] >= 1
+
+
+# ------------------------------------------------------------------ ops.dense (nn.Dense's one op)
+@pytest.mark.parametrize("x_shape,b_shape", [((4, 3), (2,)), ((2, 4, 3), (2,)), ((3,), (2,)), ((4, 3), ())])
+def test_dense_values_and_gradients(x_shape, b_shape):
+    x, w, b = _logits(*x_shape), _logits(2, 3), _logits(*b_shape)
+    want = x.asnumpy() @ w.asnumpy().T + b.asnumpy()
+    np.testing.assert_allclose(ops.dense(x, w, b).asnumpy(), want, rtol=1e-5, atol=1e-5)
+    check_grad(lambda a, c, d: ops.dense(a, c, d), x, w, b)
+    # the gradient is built from ops: differentiable again
+    check_grad(lambda a, c, d: ms.grad(lambda p, q, r: ops.reduce_sum(ops.square(ops.dense(p, q, r))),
+                                       (0, 1, 2))(a, c, d)[1], x, w, b)
+
+
+def test_dense_documented_example_and_forms_without_fusion():
+    x = ms.Tensor([[-1.0, 1.0, 2.0], [-3.0, -3.0, 1.0]])
+    w = ms.Tensor([[-2.0, -2.0, -2.0], [0.0, -1.0, 0.0]])
+    np.testing.assert_allclose(ops.dense(x, w, ms.Tensor([0.0, 1.0])).asnumpy(), [[-4, 0], [10, 4]])
+    np.testing.assert_allclose(ops.dense(x, w).asnumpy(), [[-4, -1], [10, 3]])
+    np.testing.assert_allclose(ops.dense(x, ms.Tensor([1.0, 0.0, 1.0]), ms.Tensor(0.5)).asnumpy(), [1.5, -1.5])
+
+
+def test_dense_errors_name_the_op():
+    x, w = _logits(4, 3), _logits(2, 3)
+    with pytest.raises(ValueError, match=r"op 'dense': input of shape \[4, 2\] does not match weight of shape"):
+        ops.dense(_logits(4, 2), w, _logits(2))
+    with pytest.raises(ValueError, match=r"op 'dense': bias must have shape \[2\] \(out_channels\) or \[\], got \[3\]"):
+        ops.dense(x, w, _logits(3))
+    with pytest.raises(TypeError, match="op 'dense': weight must be a Tensor, got list"):
+        ops.dense(x, [[1.0, 2.0, 3.0]])

@@ -118,6 +118,13 @@ def _matmul_into(attrs, ins, outs):
     np.matmul(x, y, out=outs[0])
 
 
+def _dense_into(attrs, ins, outs):
+    x, w, b = ins
+    o = outs[0]
+    np.matmul(x, w.T, out=o)
+    o += b
+
+
 def _transpose_view(attrs, ins):
     return np.transpose(ins[0], attrs["perm"])
 
@@ -143,7 +150,7 @@ _INTO = {
     "reduce_mean": _reduce_mean_into, "cast": _copy_into, "broadcast_to": _broadcast_to_into,
     "log_softmax": _log_softmax_into, "softmax": _softmax_into, "one_hot": _one_hot_into,
     "matmul": _matmul_into, "sparse_softmax_cross_entropy": _sparse_ce_into,
-    "sparse_softmax_cross_entropy_grad": _sparse_ce_grad_into,
+    "sparse_softmax_cross_entropy_grad": _sparse_ce_grad_into, "dense": _dense_into,
 }
 
 _VIEWS = {"transpose": _transpose_view}
