@@ -86,13 +86,18 @@ def _run_fgradient(node, ograds, needed, node_of):
     return in_grads
 
 
-def backward(roots, targets):
+def backward(roots, targets, release=False):
     """Gradients of ``roots`` with respect to the ``targets`` leaf nodes.
 
     ``roots``: list of ``(tensor, sensitivity_tensor)``. ``targets``: list of
     leaf Nodes (from ``make_leaf`` / ``thread_leaf``). Returns one gradient
     Tensor per target, or None where no path leads from the roots to it.
     Nodes are keyed by identity (``Node`` keeps object's hash and equality).
+
+    ``release=True`` (no outer tape will read this graph again) detaches the
+    outputs of the recorded op calls afterwards: a tensor and its node point at
+    each other, so without it the graph's arrays live until the cyclic garbage
+    collector runs, and every step allocates fresh memory for its arrays.
     """
     node_of = _node_getter()
     order, needed = _walk([node_of(t) for t, _ in roots], targets, node_of)
@@ -141,6 +146,11 @@ def backward(roots, targets):
     for n in targets:
         slot = grads.get(n)
         result.append(None if slot is None else slot[0])
+    if release:
+        for node in order:
+            if node.op is not None:     # leaves (op None) may be persistent (make_leaf): kept
+                for t in node.outputs:
+                    t._node = None
     return result
 
 
