@@ -236,12 +236,29 @@ class LabelRange:
                              f"(expected 0 <= label < {self.n_classes}{also})")
 
 
+_ATTRS = {}
+
+
 def _attrs(reduction, ignore_index, who):
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{who}: reduction must be one of {list(_REDUCTIONS)}, got {reduction!r}")
-    if ignore_index is not None:
-        ignore_index = int(ignore_index)
-    return {"reduction": reduction, "ignore_index": ignore_index}
+    """The op's attribute dict, one shared per (reduction, ignore_index) pair."""
+    attrs = _ATTRS.get((reduction, ignore_index))
+    if attrs is None:
+        if reduction not in _REDUCTIONS:
+            raise ValueError(f"{who}: reduction must be one of {list(_REDUCTIONS)}, got {reduction!r}")
+        ig = None if ignore_index is None else int(ignore_index)
+        attrs = _ATTRS[(reduction, ignore_index)] = {"reduction": reduction, "ignore_index": ig}
+    return attrs
+
+
+_CHECKS = {}
+
+
+def _label_check(who, n_classes, ignore_index):
+    """One shared ``LabelRange`` per (who, classes, ignore_index)."""
+    check = _CHECKS.get((who, n_classes, ignore_index))
+    if check is None:
+        check = _CHECKS[(who, n_classes, ignore_index)] = LabelRange(who, n_classes, ignore_index)
+    return check
 
 
 def sparse_softmax_cross_entropy(logits, labels, reduction="mean", ignore_index=None,
@@ -252,11 +269,12 @@ def sparse_softmax_cross_entropy(logits, labels, reduction="mean", ignore_index=
     sample). Labels out of ``[0, C)`` (other than ``ignore_index``) raise a
     ValueError naming ``who``, now and in every graph-mode replay.
     """
-    logits = tensor_arg(logits, "sparse_softmax_cross_entropy")
-    labels = tensor_arg(labels, "sparse_softmax_cross_entropy")
+    if type(logits) is not Tensor or type(labels) is not Tensor:
+        logits = tensor_arg(logits, "sparse_softmax_cross_entropy")
+        labels = tensor_arg(labels, "sparse_softmax_cross_entropy")
     attrs = _attrs(reduction, ignore_index, who)
     if logits._data.ndim and labels._data.dtype.kind in "iu":
-        _capture.check(LabelRange(who, logits._data.shape[-1], attrs["ignore_index"]), labels)
+        _capture.check(_label_check(who, logits._data.shape[-1], attrs["ignore_index"]), labels)
     return call(_LOSS, (logits, labels), attrs)
 
 
