@@ -167,8 +167,7 @@ def _grad_compute(attrs, ins):
 
 # ------------------------------------------------------------------ gradients
 def _loss_gradient(ins, outs, g, attrs):
-    return [sparse_softmax_cross_entropy_grad(ins[0], ins[1], g[0], attrs["reduction"],
-                                              attrs["ignore_index"]), None]
+    return [call(_GRAD, (ins[0], ins[1], g[0]), attrs), None]     # the same attrs: no conversions
 
 
 def _unit_scale(logits, labels, attrs):
