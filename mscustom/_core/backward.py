@@ -30,12 +30,18 @@ def _node_getter():
     return lambda t: t._node or get(id(t))
 
 
-def _walk(roots, targets, node_of):
+def _walk(roots, targets, leaves):
     """``(order, needed)``: the nodes reachable from ``roots``, each after the nodes it consumes,
-    and the set of those on some path to a target (only they are differentiated)."""
+    and the set of those on some path to a target (only they are differentiated).
+
+    ``leaves``: this thread's leaf nodes of shared tensors (id -> node), or None when there
+    are none; a tensor's node is its own ``_node``, else its entry there (looked up inline:
+    this loop runs for every input of every recorded call).
+    """
     order = []
     needed = set(targets)
     seen = set()
+    get = leaves.get if leaves else None
     stack = [(n, False) for n in roots if n is not None]
     while stack:
         node, done = stack.pop()
@@ -43,7 +49,9 @@ def _walk(roots, targets, node_of):
             order.append(node)
             if node not in needed:
                 for t in node.inputs:   # inputs are ordered already: needed if one of them is
-                    tn = node_of(t)
+                    tn = t._node
+                    if tn is None and get is not None:
+                        tn = get(id(t))
                     if tn is not None and tn in needed:
                         needed.add(node)
                         break
@@ -53,7 +61,9 @@ def _walk(roots, targets, node_of):
         seen.add(node)
         stack.append((node, True))
         for t in node.inputs:
-            tn = node_of(t)
+            tn = t._node
+            if tn is None and get is not None:
+                tn = get(id(t))
             if tn is not None and tn not in seen:
                 stack.append((tn, False))
     return order, needed
@@ -100,7 +110,7 @@ def backward(roots, targets, release=False):
     collector runs, and every step allocates fresh memory for its arrays.
     """
     node_of = _node_getter()
-    order, needed = _walk([node_of(t) for t, _ in roots], targets, node_of)
+    order, needed = _walk([node_of(t) for t, _ in roots], targets, STATE.leaves)
     target_set = set(targets)
     grads = {}                         # node -> [grad per output]
     add = _prim.accumulate
