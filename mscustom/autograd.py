@@ -162,10 +162,11 @@ def _record_and_backward(fn, args, has_aux, sens, targets):
     if type(out) is Tensor and sens is None and not has_aux:     # one output, all-ones sensitivity
         ones = _empty(out._data.shape, out._data.dtype)
         ones.fill(1)
-        return out, _backward([(out, Tensor._wrap(ones))], targets)
+        # release: no outer tape reads this graph, so backward frees it by reference counting
+        return out, _backward([(out, Tensor._wrap(ones))], targets, not state.depth)
     main, _ = _outputs_to_differentiate(fn, out, has_aux)
     roots = list(zip(main, _sens_for(fn, main, sens)))
-    return out, _ad.backward(roots, targets)
+    return out, _ad.backward(roots, targets, not state.depth)
 
 
 def _shape_result(grad_position, pos_grads, weight_grads, has_weights):

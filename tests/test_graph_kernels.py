@@ -36,6 +36,19 @@ CASES = [
     ("matmul", [_f(3, 4), _f(4, 2)], {}),
     ("one_hot", [RNG.integers(0, 5, (4,)).astype(np.int32)],
      {"depth": 5, "on": 1.0, "off": 0.0, "axis": 0, "dtype": mstype.float32}),
+    ("sparse_softmax_cross_entropy", [_f(6, 5) * 4, RNG.integers(0, 5, (6,)).astype(np.int32)],
+     {"reduction": "none", "ignore_index": None}),
+    ("sparse_softmax_cross_entropy", [_f(2, 3, 5), RNG.integers(0, 5, (2, 3)).astype(np.int64)],
+     {"reduction": "mean", "ignore_index": None}),
+    ("sparse_softmax_cross_entropy", [_f(6, 5), np.array([0, 1, -100, 4, 2, -100], np.int32)],
+     {"reduction": "sum", "ignore_index": -100}),
+    ("sparse_softmax_cross_entropy_grad", [_f(6, 5), RNG.integers(0, 5, (6,)).astype(np.int32), _f(6)],
+     {"reduction": "none", "ignore_index": None}),
+    ("sparse_softmax_cross_entropy_grad", [_f(6, 5), np.array([0, 1, -100, 4, 2, -100], np.int32),
+                                           np.asarray(1.5, np.float32)],
+     {"reduction": "mean", "ignore_index": -100}),
+    ("dense", [_f(4, 3), _f(5, 3), _f(5)], {}),
+    ("dense", [_f(2, 4, 3), _f(5, 3), _f()], {}),
 ]
 
 

@@ -30,12 +30,18 @@ def _node_getter():
     return lambda t: t._node or get(id(t))
 
 
-def _walk(roots, targets, node_of):
+def _walk(roots, targets, leaves):
     """``(order, needed)``: the nodes reachable from ``roots``, each after the nodes it consumes,
-    and the set of those on some path to a target (only they are differentiated)."""
+    and the set of those on some path to a target (only they are differentiated).
+
+    ``leaves``: this thread's leaf nodes of shared tensors (id -> node), or None when there
+    are none; a tensor's node is its own ``_node``, else its entry there (looked up inline:
+    this loop runs for every input of every recorded call).
+    """
     order = []
     needed = set(targets)
     seen = set()
+    get = leaves.get if leaves else None
     stack = [(n, False) for n in roots if n is not None]
     while stack:
         node, done = stack.pop()
@@ -43,7 +49,9 @@ def _walk(roots, targets, node_of):
             order.append(node)
             if node not in needed:
                 for t in node.inputs:   # inputs are ordered already: needed if one of them is
-                    tn = node_of(t)
+                    tn = t._node
+                    if tn is None and get is not None:
+                        tn = get(id(t))
                     if tn is not None and tn in needed:
                         needed.add(node)
                         break
@@ -53,7 +61,9 @@ def _walk(roots, targets, node_of):
         seen.add(node)
         stack.append((node, True))
         for t in node.inputs:
-            tn = node_of(t)
+            tn = t._node
+            if tn is None and get is not None:
+                tn = get(id(t))
             if tn is not None and tn not in seen:
                 stack.append((tn, False))
     return order, needed
@@ -86,16 +96,21 @@ def _run_fgradient(node, ograds, needed, node_of):
     return in_grads
 
 
-def backward(roots, targets):
+def backward(roots, targets, release=False):
     """Gradients of ``roots`` with respect to the ``targets`` leaf nodes.
 
     ``roots``: list of ``(tensor, sensitivity_tensor)``. ``targets``: list of
     leaf Nodes (from ``make_leaf`` / ``thread_leaf``). Returns one gradient
     Tensor per target, or None where no path leads from the roots to it.
     Nodes are keyed by identity (``Node`` keeps object's hash and equality).
+
+    ``release=True`` (no outer tape will read this graph again) detaches the
+    outputs of the recorded op calls afterwards: a tensor and its node point at
+    each other, so without it the graph's arrays live until the cyclic garbage
+    collector runs, and every step allocates fresh memory for its arrays.
     """
     node_of = _node_getter()
-    order, needed = _walk([node_of(t) for t, _ in roots], targets, node_of)
+    order, needed = _walk([node_of(t) for t, _ in roots], targets, STATE.leaves)
     target_set = set(targets)
     grads = {}                         # node -> [grad per output]
     add = _prim.accumulate
@@ -141,6 +156,11 @@ def backward(roots, targets):
     for n in targets:
         slot = grads.get(n)
         result.append(None if slot is None else slot[0])
+    if release:
+        for node in order:
+            if node.op is not None:     # leaves (op None) may be persistent (make_leaf): kept
+                for t in node.outputs:
+                    t._node = None
     return result
 
 

@@ -136,9 +136,10 @@ class Dense(Cell):
         shape = x.shape
         if not shape or shape[-1] != self.in_channels:
             self._bad_input(x)
-        y = ops._math_ops.matmul_t(x, self.weight, transpose_b=True)    # MindSpore's MatMul(transpose_b=True): no copy of W.T
         if self.bias is not None:
-            y = ops.add(y, self.bias)
+            y = ops.dense(x, self.weight, self.bias)      # one op: x @ W.T + b (W.T is a view)
+        else:
+            y = ops._math_ops.matmul_t(x, self.weight, transpose_b=True)    # MindSpore's MatMul(transpose_b=True)
         if self.activation is not None:
             y = self.activation(y)
         return y

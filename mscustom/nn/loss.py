@@ -15,6 +15,7 @@ import numpy as np
 
 from .._core import capture as _capture
 from .. import ops
+from ..ops import _loss_ops
 from ..tensor import Tensor
 from .cell import Cell
 
@@ -112,25 +113,25 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
             raise ValueError("SoftmaxCrossEntropyWithLogits: logits must have a class dimension, "
                              "got a 0-d tensor")
         if self.sparse:
-            labels = self._one_hot(logits, labels)
-        elif logits.shape != labels.shape:
+            self._check_indices(logits, labels)
+            # one fused op each way (loss; softmax - onehot), its labels checked now and in graph replays
+            return _loss_ops.sparse_softmax_cross_entropy(logits, labels, self.reduction,
+                                                          who="SoftmaxCrossEntropyWithLogits")
+        if logits.shape != labels.shape:
             raise ValueError(f"SoftmaxCrossEntropyWithLogits: with sparse=False, labels must have the "
                              f"logits' shape {list(logits.shape)}, got {list(labels.shape)}")
         per_sample = ops.neg(ops.reduce_sum(ops.mul(ops.log_softmax(logits, -1), labels), -1))
         return self.get_loss(per_sample)
 
-    def _one_hot(self, logits, labels):
-        n_classes = logits.shape[-1]
+    @staticmethod
+    def _check_indices(logits, labels):
         if labels._data.dtype.kind not in "iu":
             raise TypeError(f"SoftmaxCrossEntropyWithLogits: with sparse=True, labels must be "
                             f"integer class indices, got {labels.dtype.name}")
-        if labels.shape != logits.shape[:-1]:
+        if labels._data.shape != logits._data.shape[:-1]:
             raise ValueError(f"SoftmaxCrossEntropyWithLogits: with sparse=True, labels must have shape "
                              f"{list(logits.shape[:-1])} for logits of shape {list(logits.shape)}, "
                              f"got {list(labels.shape)}")
-        _capture.check(_LabelRange("SoftmaxCrossEntropyWithLogits", n_classes), labels)
-        dt = logits._data.dtype
-        return ops.one_hot(labels, n_classes, Tensor._wrap(np.ones((), dt)), Tensor._wrap(np.zeros((), dt)))
 
     def extend_repr(self):
         return f"sparse={self.sparse}, reduction={self.reduction}"
@@ -147,19 +148,7 @@ def _class_weights(weight, n_classes, dtype, who):
     return Tensor._wrap(w.astype(dtype))
 
 
-class _LabelRange:
-    """Raises when a class index is out of range (a check repeated by graph-mode replays)."""
-
-    def __init__(self, who, n_classes, ignore_index=None):
-        self.who, self.n_classes, self.ignore_index = who, n_classes, ignore_index
-
-    def __call__(self, data):
-        valid = data if self.ignore_index is None else data[data != self.ignore_index]
-        if valid.size and (valid.min() < 0 or valid.max() >= self.n_classes):
-            bad = valid.min() if valid.min() < 0 else valid.max()
-            also = "" if self.ignore_index is None else f", or ignore_index={self.ignore_index}"
-            raise ValueError(f"{self.who}: label {int(bad)} is out of range for {self.n_classes} classes "
-                             f"(expected 0 <= label < {self.n_classes}{also})")
+_LabelRange = _loss_ops.LabelRange      # raises on a class index out of range (graph replays repeat it)
 
 
 class _IndexTargets:
@@ -276,6 +265,16 @@ class CrossEntropyLoss(LossBase):
             raise TypeError(f"CrossEntropyLoss: logits must be a float tensor with a class axis, got "
                             f"{logits.dtype.name} of shape {list(logits.shape)}")
         cls_axis = 1 if logits.ndim > 1 else 0
+        if labels._data.dtype.kind in "iu" and logits.ndim <= 2 and self.weight is None \
+                and not self.label_smoothing:
+            # the classes are the last axis: the fused op gives the same loss (ignored samples count 0,
+            # "mean" divides by the others' count, or 1) in one op each way
+            expect = logits._data.shape[:-1]
+            if labels._data.shape != expect:
+                raise ValueError(f"CrossEntropyLoss: class-index labels must have shape {list(expect)} for "
+                                 f"inputs of shape {list(logits.shape)}, got {list(labels.shape)}")
+            return _loss_ops.sparse_softmax_cross_entropy(logits, labels, self.reduction, self.ignore_index,
+                                                          who="CrossEntropyLoss")
         logp = ops.log_softmax(logits, cls_axis)
         if labels._data.dtype.kind in "iu":
             return _weighted_nll(logp, labels, self.weight, self.ignore_index, self.reduction,

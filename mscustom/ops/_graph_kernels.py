@@ -18,6 +18,7 @@ Each kernel here gives exactly the eager kernel's result (tests compare them).
 import numpy as np
 
 from .._core.registry import get_op
+from . import _loss_ops
 
 __all__ = ["install"]
 
@@ -117,8 +118,27 @@ def _matmul_into(attrs, ins, outs):
     np.matmul(x, y, out=outs[0])
 
 
+def _dense_into(attrs, ins, outs):
+    x, w, b = ins
+    o = outs[0]
+    np.matmul(x, w.T, out=o)
+    o += b
+
+
 def _transpose_view(attrs, ins):
     return np.transpose(ins[0], attrs["perm"])
+
+
+def _sparse_ce_into(attrs, ins, outs):
+    o = outs[0]
+    if attrs["reduction"] == "none":
+        _loss_ops.loss_into(attrs, ins, o)
+    else:
+        o[...] = _loss_ops.loss_into(attrs, ins)
+
+
+def _sparse_ce_grad_into(attrs, ins, outs):
+    _loss_ops.grad_into(attrs, ins, outs[0])
 
 
 def _one_hot_compute(attrs, ins):
@@ -129,7 +149,8 @@ _INTO = {
     "relu": _relu_into, "relu_grad": _relu_grad_into, "reduce_sum": _reduce_sum_into,
     "reduce_mean": _reduce_mean_into, "cast": _copy_into, "broadcast_to": _broadcast_to_into,
     "log_softmax": _log_softmax_into, "softmax": _softmax_into, "one_hot": _one_hot_into,
-    "matmul": _matmul_into,
+    "matmul": _matmul_into, "sparse_softmax_cross_entropy": _sparse_ce_into,
+    "sparse_softmax_cross_entropy_grad": _sparse_ce_grad_into, "dense": _dense_into,
 }
 
 _VIEWS = {"transpose": _transpose_view}

@@ -11,8 +11,9 @@ from .. import dtype as _dt
 from .._core.dispatch import call
 from ..tensor import Tensor
 from . import functional as F
-from ._builtin import (axis_attr, defop, float_only, functional, insert_axis, no_grad, normalize_axis,
-                       numeric_only, same_shape, same_type, tensor_arg, unary)
+from ._builtin import (NOATTR, axis_attr, defop, float_only, functional, insert_axis, no_grad, normalize_axis,
+                       numeric_only, result_dtype, same_shape, same_type, tensor_arg, unary)
+from ._math_ops import add as _add, matmul as _matmul, matmul_t as _matmul_t
 
 # Gradients are built from ops that may live in the other op modules; they
 # reach them through ``F`` (mscustom.ops.functional), looked up at call time.
@@ -170,3 +171,76 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
         depth = int(depth)
     return call(_ONE_HOT, (indices,), {"depth": depth, "on": on, "off": off, "axis": axis,
                                        "dtype": dtype})
+
+
+# ================================================================== dense
+# ``input @ weight.T + bias`` as one op: nn.Dense's forward is one call instead of matmul + add,
+# and its backward one gradient (dx, dW with transpose flags, db as one reduction) instead of two.
+def _dense_compute(attrs, ins):
+    x, w, b = ins
+    y = np.matmul(x, w.T)
+    y += b
+    return y
+
+
+def _dense_shape(attrs, shapes):
+    x, w, b = shapes
+    if len(w) != 2 or not x or x[-1] != w[1]:
+        raise ValueError(f"op 'dense': input of shape {list(x)} does not match weight of shape {list(w)} "
+                         "(expected weight (out_channels, in_channels) and input (*, in_channels))")
+    if list(b) not in ([], [w[0]]):
+        raise ValueError(f"op 'dense': bias must have shape [{w[0]}] (out_channels) or [], got {list(b)}")
+    return shapes, [list(x[:-1]) + [w[0]]]
+
+
+def _dense_type(attrs, dtypes):
+    for i, d in enumerate(dtypes):
+        if d.name == "bool" or not _dt.is_floating(d) and not _dt.is_integral(d):
+            raise TypeError(f"op 'dense': input {i} must be a number type, got {d.name}")
+    return dtypes, [_dt.from_numpy(result_dtype([d.np_dtype for d in dtypes]))]
+
+
+def _dense_grad(ins, outs, g, a, needs=None):
+    """dx = dy @ W, dW = dy^T @ x (batch axes folded into rows), db = dy summed over the rows."""
+    x, w, b = ins
+    dy = g[0]
+    out_ch, in_ch = w._data.shape
+    gx = gw = gb = None
+    if needs is None or needs[0]:
+        gx = _matmul_t(dy, w)
+    if needs is None or needs[1] or needs[2]:
+        dy2 = dy if dy._data.ndim == 2 else F.reshape(dy, (-1, out_ch))
+        if needs is None or needs[1]:
+            x2 = x if x._data.ndim == 2 else F.reshape(x, (-1, in_ch))
+            gw = _matmul_t(dy2, x2, True, False)
+        if needs is None or needs[2]:
+            gb = F.reduce_sum(dy2, 0 if b._data.ndim else None)
+    return [gx, gw, gb]
+
+
+_DENSE = defop("dense", 3, _dense_compute, _dense_shape, _dense_type, _dense_grad,
+               doc="input @ weight.T + bias", arg_names=("input", "weight", "bias"))
+_DENSE.set_attr("FGradientNeeds", True)
+
+
+def dense(input, weight, bias=None):  # noqa: A002 - MindSpore's argument name
+    """``input @ weight.T + bias``: a fully connected layer (MindSpore's ``ops.dense``).
+
+    ``input``: (*, in_channels); ``weight``: (out_channels, in_channels) or
+    (in_channels,); ``bias``: (out_channels,), () or None.
+
+    Example::
+
+        ops.dense(ms.Tensor([[-1.0, 1.0, 2.0]]), ms.Tensor([[-2.0, -2.0, -2.0], [0.0, -1.0, 0.0]]),
+                  ms.Tensor([0.0, 1.0]))      # [[-4.0, 0.0]]
+    """
+    if type(bias) is not Tensor or not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        for name, t in (("input", input), ("weight", weight), ("bias", bias)):
+            if not isinstance(t, Tensor) and not (name == "bias" and t is None):
+                raise TypeError(f"op 'dense': {name} must be a Tensor, got {type(t).__name__}")
+    if weight._data.ndim != 2:
+        y = _matmul(input, weight)
+        return y if bias is None else _add(y, bias)
+    if bias is None:
+        return _matmul_t(input, weight, transpose_b=True)
+    return call(_DENSE, (input, weight, bias), NOATTR)

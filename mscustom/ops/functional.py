@@ -20,7 +20,7 @@ Example::
 from ._math_ops import (abs, add, div, equal, exp, greater, greater_equal,  # noqa: A004
                         less, less_equal, log, matmul, maximum, minimum, mul, neg, not_equal, pow,
                         sign, sqrt, square, sub)
-from ._nn_ops import log_softmax, one_hot, relu, relu_grad, sigmoid, softmax, tanh
+from ._nn_ops import dense, log_softmax, one_hot, relu, relu_grad, sigmoid, softmax, tanh
 from ._array_ops import (broadcast_to, cast, concat, expand_dims, ones_like, reshape, squeeze, stack,
                          stop_gradient, sum_to, transpose, where, zeros_like)
 from ._reduce_ops import (amax, amin, max, mean, min, reduce_max, reduce_mean, reduce_min,  # noqa: A004
@@ -41,7 +41,7 @@ __all__ = [
     # shapes
     "reshape", "broadcast_to", "expand_dims", "squeeze", "transpose", "concat", "stack",
     # linear algebra
-    "matmul",
+    "matmul", "dense",
     # reductions
     "reduce_sum", "sum", "reduce_mean", "mean", "reduce_max", "amax", "max",
     "reduce_min", "amin", "min",

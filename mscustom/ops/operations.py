@@ -163,12 +163,14 @@ def _sparse_softmax_ce(p, logits, labels):
     if labels.dtype.name not in ("int32", "int64"):
         raise TypeError(f"primitive 'SparseSoftmaxCrossEntropyWithLogits': labels must be int32 or int64, "
                         f"got {labels.dtype.name}")
-    onehot = ops.one_hot(labels, logits.shape[-1], 1.0, 0.0, -1)
-    onehot = ops.cast(onehot, logits.dtype)
-    if p.attrs.get("is_grad"):
-        return ops.div(ops.sub(ops.softmax(logits, -1), onehot), logits.shape[0])
-    loss = ops.neg(ops.reduce_sum(ops.mul(onehot, ops.log_softmax(logits, -1)), -1))
-    return ops.reduce_mean(loss)
+    from .._core import capture
+    from ._loss_ops import LabelRange, sparse_softmax_cross_entropy, sparse_softmax_cross_entropy_grad
+    who = "primitive 'SparseSoftmaxCrossEntropyWithLogits'"
+    if not p.attrs.get("is_grad"):
+        return sparse_softmax_cross_entropy(logits, labels, "mean", who=who)     # checks the labels' range
+    capture.check(LabelRange(who, as_tensor(logits).shape[-1]), labels)
+    one = Tensor(np.ones((), as_tensor(logits).asnumpy().dtype))
+    return sparse_softmax_cross_entropy_grad(logits, labels, one, "mean")
 
 
 def _argmax(p, x):

@@ -1,0 +1,291 @@
+"""Fused sparse softmax cross entropy: one op for the loss, one for its gradient.
+
+``sparse_softmax_cross_entropy(logits, labels, reduction, ignore_index)``
+computes ``logsumexp(logits) - logits[label]`` per sample (logits ``(..., C)``
+floats, labels ``(...)`` integer class indices), then the reduction. Built
+from separate ops (log_softmax, one_hot, mul, reduce_sum, neg, mean) the same
+loss costs six op calls forward and as many gradients backward; fused, it is
+one kernel each way, and the gradient is the textbook
+``(softmax(logits) - onehot(labels)) * dloss`` (divided by the count for
+"mean"). ``nn.SoftmaxCrossEntropyWithLogits(sparse=True)``,
+``nn.CrossEntropyLoss`` (class indices, no weight, no label smoothing, 2-d
+logits) and the ``SparseSoftmaxCrossEntropyWithLogits`` primitive use it.
+
+``ignore_index``: None, or a label value whose samples count nothing (their
+loss and gradient are 0; "mean" divides by the number of the others, or by 1
+when there are none). The kernels expect labels in ``[0, C)`` (or equal to
+``ignore_index``); the functional form checks them through
+``capture.check``, so graph-mode replays check them again.
+
+Both ops are differentiable again: the gradient op's own gradient is built
+from ops (softmax's Jacobian-vector product, linear in ``dloss``).
+
+Example::
+
+    loss = sparse_softmax_cross_entropy(logits, ms.Tensor([0, 2, 1]), "mean")   # a scalar
+"""
+
+import numpy as np
+
+from .._core import capture as _capture
+from .._core.dispatch import call
+from ..tensor import Tensor
+from . import functional as F
+from ._builtin import defop, float_only, tensor_arg
+
+__all__ = ["sparse_softmax_cross_entropy", "sparse_softmax_cross_entropy_grad", "LabelRange"]
+
+_REDUCTIONS = ("none", "mean", "sum")
+_add_reduce = np.add.reduce
+
+
+# ------------------------------------------------------------------ rules
+def _check_pair(name, shapes):
+    logits, labels = shapes[0], shapes[1]
+    if len(logits) < 1:
+        raise ValueError(f"op '{name}': logits must have a class axis, got a 0-d tensor")
+    if list(labels) != list(logits[:-1]):
+        raise ValueError(f"op '{name}': labels must have shape {list(logits[:-1])} for logits of shape "
+                         f"{list(logits)}, got {list(labels)}")
+
+
+def _loss_shape(attrs, shapes):
+    _check_pair("sparse_softmax_cross_entropy", shapes)
+    out = list(shapes[1]) if attrs["reduction"] == "none" else []
+    return shapes, [out]
+
+
+def _grad_shape(attrs, shapes):
+    _check_pair("sparse_softmax_cross_entropy_grad", shapes)
+    want = list(shapes[1]) if attrs["reduction"] == "none" else []
+    if list(shapes[2]) != want:
+        raise ValueError(f"op 'sparse_softmax_cross_entropy_grad': dloss must have shape {want}, "
+                         f"got {list(shapes[2])}")
+    return shapes, [list(shapes[0])]
+
+
+def _types(name, n_inputs):
+    floats = float_only(name, promote=False)
+
+    def infer(attrs, dtypes):
+        if dtypes[1].name == "bool" or dtypes[1].np_dtype.kind not in "iu":
+            raise TypeError(f"op '{name}': labels must be integer class indices, got {dtypes[1].name}")
+        ins, outs = floats(attrs, [dtypes[0]])
+        if n_inputs == 3 and dtypes[2] != dtypes[0]:
+            raise TypeError(f"op '{name}': dloss must have the logits' dtype {dtypes[0].name}, "
+                            f"got {dtypes[2].name}")
+        return dtypes, outs
+    return infer
+
+
+# ------------------------------------------------------------------ kernels
+def _keep(labels, ignore_index):
+    """(safe labels, mask of the counted samples or None, count for "mean")."""
+    if ignore_index is None:
+        return labels, None, labels.size
+    keep = labels != ignore_index
+    return np.where(keep, labels, 0), keep, max(int(np.count_nonzero(keep)), 1)
+
+
+_ROWS = {}
+
+
+def _rows(n):
+    """``np.arange(n)`` (cached: the row index of every call with a batch of n samples)."""
+    r = _ROWS.get(n)
+    if r is None:
+        r = _ROWS[n] = np.arange(n)
+    return r
+
+
+def _per_sample(x, labels, keep, out=None):
+    """``log(sum(exp(x - max))) - (x[label] - max)`` per sample, written into ``out`` when given."""
+    c = x.shape[-1]
+    x2 = x.reshape(-1, c)
+    m = x2.max(axis=1)
+    shifted = np.subtract(x2, m[:, None])
+    np.exp(shifted, out=shifted)
+    s = _add_reduce(shifted, 1)
+    picked = x2[_rows(x2.shape[0]), labels.reshape(-1)]
+    picked -= m
+    loss = np.log(s, out=None if out is None else out.reshape(-1))
+    loss -= picked
+    if keep is not None:
+        loss *= keep.reshape(-1)
+    return loss.reshape(labels.shape) if out is None else out
+
+
+def loss_into(attrs, ins, out=None):
+    """The loss kernel: per-sample losses into ``out`` (allocated when None) or the reduced scalar."""
+    x, labels = ins
+    safe, keep, count = _keep(labels, attrs["ignore_index"])
+    red = attrs["reduction"]
+    loss = _per_sample(x, safe, keep, out if red == "none" else None)
+    if red == "none":
+        return loss
+    total = _add_reduce(loss, None)
+    if red == "sum":
+        return np.asarray(total, x.dtype)
+    if not labels.size:
+        return np.asarray(np.nan, x.dtype)      # the mean of no samples, as np.mean (without its warning)
+    return np.asarray(total / count, x.dtype)
+
+
+def grad_into(attrs, ins, o):
+    """``(softmax(x) - onehot(labels)) * scale`` into ``o`` (the gradient kernel's body)."""
+    x, labels, dloss = ins
+    if not o.flags.c_contiguous:            # the row-wise view below must be o itself
+        np.copyto(o, grad_into(attrs, ins, np.empty(o.shape, o.dtype)))
+        return o
+    safe, keep, count = _keep(labels, attrs["ignore_index"])
+    if x.size == 0:
+        return o
+    c = x.shape[-1]
+    x2, p = x.reshape(-1, c), o.reshape(-1, c)
+    np.subtract(x2, x2.max(axis=1, keepdims=True), out=p)
+    np.exp(p, out=p)
+    p /= _add_reduce(p, 1, None, None, True)
+    p[_rows(p.shape[0]), safe.reshape(-1)] -= 1
+    red = attrs["reduction"]
+    if red == "none":
+        scale = dloss if keep is None else dloss * keep
+        p *= scale.reshape(-1, 1)
+    else:
+        p *= dloss / count if red == "mean" else dloss
+        if keep is not None:
+            p *= keep.reshape(-1, 1)
+    return o
+
+
+def _loss_compute(attrs, ins):
+    return loss_into(attrs, ins)
+
+
+def _grad_compute(attrs, ins):
+    return grad_into(attrs, ins, np.empty(ins[0].shape, ins[0].dtype))
+
+
+# ------------------------------------------------------------------ gradients
+def _loss_gradient(ins, outs, g, attrs):
+    return [call(_GRAD, (ins[0], ins[1], g[0]), attrs), None]     # the same attrs: no conversions
+
+
+def _unit_scale(logits, labels, attrs):
+    """The per-sample factor of the gradient with ``dloss`` = 1, shaped to broadcast against logits."""
+    dt = logits._data.dtype
+    ig = attrs["ignore_index"]
+    keep = None if ig is None else F.expand_dims(F.cast(F.not_equal(labels, ig), dt), -1)
+    if attrs["reduction"] != "mean":
+        return keep
+    if keep is None:
+        return Tensor._wrap(np.asarray(1.0 / max(labels._data.size, 1), dt))
+    return F.div(keep, F.maximum(F.reduce_sum(keep), Tensor._wrap(np.asarray(1, dt))))
+
+
+def _grad_gradient(ins, outs, g, attrs):
+    """Gradient of ``out = (softmax(x) - onehot) * unit * dloss`` for the incoming ``v``."""
+    logits, labels, dloss = ins
+    v = g[0]
+    dt = logits._data.dtype
+    p = F.softmax(logits, -1)
+    hot = F.one_hot(labels, logits._data.shape[-1], Tensor._wrap(np.ones((), dt)),
+                    Tensor._wrap(np.zeros((), dt)))
+    unit = _unit_scale(logits, labels, attrs)
+    per_sample = attrs["reduction"] == "none"
+    w = F.expand_dims(dloss, -1) if per_sample else dloss
+    if unit is not None:
+        w = F.mul(w, unit)
+    vw = F.mul(v, w)
+    dlogits = F.mul(p, F.sub(vw, F.reduce_sum(F.mul(vw, p), -1, True)))     # softmax's JVP of v * w
+    vd = F.mul(v, F.sub(p, hot))
+    if unit is not None:
+        vd = F.mul(vd, unit)
+    ddloss = F.reduce_sum(vd, -1 if per_sample else None)
+    return [dlogits, None, ddloss]
+
+
+_LOSS = defop("sparse_softmax_cross_entropy", 2, _loss_compute, _loss_shape,
+              _types("sparse_softmax_cross_entropy", 2), _loss_gradient,
+              doc="logsumexp(logits) - logits[label] per sample, then the reduction",
+              arg_names=("logits", "labels"))
+_GRAD = defop("sparse_softmax_cross_entropy_grad", 3, _grad_compute, _grad_shape,
+              _types("sparse_softmax_cross_entropy_grad", 3), _grad_gradient,
+              doc="(softmax(logits) - onehot(labels)) * dloss (/ count for mean)",
+              arg_names=("logits", "labels", "dloss"))
+
+
+# ------------------------------------------------------------------ functional forms
+class LabelRange:
+    """Raises when a class index is out of range (a check that graph-mode replays repeat)."""
+
+    def __init__(self, who, n_classes, ignore_index=None):
+        self.who, self.n_classes, self.ignore_index = who, n_classes, ignore_index
+
+    def __call__(self, data):
+        if self.ignore_index is None and data.dtype.kind in "iu" and data.size:
+            # one pass: negative labels read as unsigned are huge, so max < n_classes means all in range
+            unsigned = data.view(data.dtype.str.replace("i", "u")) if data.dtype.kind == "i" else data
+            if unsigned.max() < self.n_classes:
+                return
+        valid = data if self.ignore_index is None else data[data != self.ignore_index]
+        if valid.size and (valid.min() < 0 or valid.max() >= self.n_classes):
+            bad = valid.min() if valid.min() < 0 else valid.max()
+            also = "" if self.ignore_index is None else f", or ignore_index={self.ignore_index}"
+            raise ValueError(f"{self.who}: label {int(bad)} is out of range for {self.n_classes} classes "
+                             f"(expected 0 <= label < {self.n_classes}{also})")
+
+
+_ATTRS = {}
+
+
+def _attrs(reduction, ignore_index, who):
+    """The op's attribute dict, one shared per (reduction, ignore_index) pair."""
+    attrs = _ATTRS.get((reduction, ignore_index))
+    if attrs is None:
+        if reduction not in _REDUCTIONS:
+            raise ValueError(f"{who}: reduction must be one of {list(_REDUCTIONS)}, got {reduction!r}")
+        ig = None if ignore_index is None else int(ignore_index)
+        attrs = _ATTRS[(reduction, ignore_index)] = {"reduction": reduction, "ignore_index": ig}
+    return attrs
+
+
+_CHECKS = {}
+
+
+def _label_check(who, n_classes, ignore_index):
+    """One shared ``LabelRange`` per (who, classes, ignore_index)."""
+    check = _CHECKS.get((who, n_classes, ignore_index))
+    if check is None:
+        check = _CHECKS[(who, n_classes, ignore_index)] = LabelRange(who, n_classes, ignore_index)
+    return check
+
+
+def sparse_softmax_cross_entropy(logits, labels, reduction="mean", ignore_index=None,
+                                 who="op 'sparse_softmax_cross_entropy'"):
+    """Softmax cross entropy of ``logits`` (..., C) against integer ``labels`` (...), fused.
+
+    ``reduction``: "mean" (over samples), "sum" or "none" (one loss per
+    sample). Labels out of ``[0, C)`` (other than ``ignore_index``) raise a
+    ValueError naming ``who``, now and in every graph-mode replay.
+    """
+    if type(logits) is not Tensor or type(labels) is not Tensor:
+        logits = tensor_arg(logits, "sparse_softmax_cross_entropy")
+        labels = tensor_arg(labels, "sparse_softmax_cross_entropy")
+    attrs = _attrs(reduction, ignore_index, who)
+    if logits._data.ndim and labels._data.dtype.kind in "iu":
+        _capture.check(_label_check(who, logits._data.shape[-1], attrs["ignore_index"]), labels)
+    return call(_LOSS, (logits, labels), attrs)
+
+
+def sparse_softmax_cross_entropy_grad(logits, labels, dloss, reduction="mean", ignore_index=None):
+    """``(softmax(logits) - onehot(labels)) * dloss``, divided by the counted samples for "mean".
+
+    The gradient of ``sparse_softmax_cross_entropy`` with respect to the
+    logits, as an op (so it is differentiable again). ``dloss`` has the loss's
+    shape: per sample for "none", a scalar otherwise.
+    """
+    logits = tensor_arg(logits, "sparse_softmax_cross_entropy_grad")
+    labels = tensor_arg(labels, "sparse_softmax_cross_entropy_grad")
+    dloss = tensor_arg(dloss, "sparse_softmax_cross_entropy_grad")
+    return call(_GRAD, (logits, labels, dloss), _attrs(reduction, ignore_index,
+                                                       "op 'sparse_softmax_cross_entropy_grad'"))
