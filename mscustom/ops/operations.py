@@ -158,7 +158,6 @@ def _softmax_ce(p, logits, labels):
 
 def _sparse_softmax_ce(p, logits, labels):
     """MindSpore's SparseSoftmaxCrossEntropyWithLogits: the mean loss, or its gradient when is_grad."""
-    ops = _ops()
     labels = as_tensor(labels)
     if labels.dtype.name not in ("int32", "int64"):
         raise TypeError(f"primitive 'SparseSoftmaxCrossEntropyWithLogits': labels must be int32 or int64, "
@@ -169,7 +168,7 @@ def _sparse_softmax_ce(p, logits, labels):
     if not p.attrs.get("is_grad"):
         return sparse_softmax_cross_entropy(logits, labels, "mean", who=who)     # checks the labels' range
     capture.check(LabelRange(who, as_tensor(logits).shape[-1]), labels)
-    one = Tensor(np.ones((), as_tensor(logits).asnumpy().dtype))
+    one = Tensor(np.ones((), as_tensor(logits)._data.dtype))      # (not asnumpy: no host read in graph mode)
     return sparse_softmax_cross_entropy_grad(logits, labels, one, "mean")
 
 
