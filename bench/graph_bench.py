@@ -16,6 +16,8 @@ from threadpoolctl import threadpool_limits
 import mscustom as ms
 from mscustom import nn, ops
 
+from baselines import numpy_mlp_step
+
 
 def _median_ms(fn, steps, repeat=7):
     fn()
@@ -30,32 +32,6 @@ def _median_ms(fn, steps, repeat=7):
 
 
 # ------------------------------------------------------------------ MLP 784-256-128-10, batch 64, SGD
-def _numpy_mlp_step(params, x, y, lr=0.01):
-    w1, b1, w2, b2, w3, b3 = params
-    h1 = x @ w1.T + b1
-    a1 = np.maximum(h1, 0)
-    h2 = a1 @ w2.T + b2
-    a2 = np.maximum(h2, 0)
-    z = a2 @ w3.T + b3
-    z = z - z.max(axis=1, keepdims=True)
-    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-    n = x.shape[0]
-    loss = -logp[np.arange(n), y].mean()
-    dz = np.exp(logp)
-    dz[np.arange(n), y] -= 1
-    dz /= n
-    gw3, gb3 = dz.T @ a2, dz.sum(0)
-    da2 = dz @ w3
-    da2 *= h2 > 0
-    gw2, gb2 = da2.T @ a1, da2.sum(0)
-    da1 = da2 @ w2
-    da1 *= h1 > 0
-    gw1, gb1 = da1.T @ x, da1.sum(0)
-    for p, g in zip(params, (gw1, gb1, gw2, gb2, gw3, gb3)):
-        p -= lr * g
-    return loss
-
-
 def _mscustom_mlp_step(mode):
     ms.set_context(mode=mode)
     ms.set_seed(0)
@@ -77,7 +53,7 @@ def bench_mlp(report):
     graph_step = _mscustom_mlp_step(ms.GRAPH_MODE)
     t_np, t_eager, t_graph = [], [], []
     for _ in range(3):                  # interleaved, so drifts of the shared machine hit all three
-        t_np.append(_median_ms(lambda: _numpy_mlp_step(params, x, y), 40))
+        t_np.append(_median_ms(lambda: numpy_mlp_step(params, x, y, 0.01), 40))
         ms.set_context(mode=ms.PYNATIVE_MODE)
         t_eager.append(_median_ms(lambda: eager_step(xt, yt), 40))
         ms.set_context(mode=ms.GRAPH_MODE)

@@ -22,6 +22,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import mscustom as ms  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from baselines import numpy_mlp_step  # noqa: E402
 from mscustom import ops  # noqa: E402
 
 ROWS = []
@@ -415,39 +417,6 @@ def _interleaved_us(base, ours, number, rounds=25):
     return t_base, t_ours
 
 
-def _numpy_mlp_step(params, x, labels, lr):
-    """One SGD step of the 784-256-128-10 MLP written by hand in NumPy (float32, in place).
-
-    Same math as ``nn.Dense`` x3 (relu, relu, none), ``SoftmaxCrossEntropyWithLogits(sparse=True,
-    reduction="mean")`` and ``nn.SGD``: weights are (out, in), the products use transposed views
-    (BLAS reads them without copies), the softmax is shifted by the row maximum. Returns the loss.
-    """
-    w1, b1, w2, b2, w3, b3 = params
-    n = x.shape[0]
-    h1 = x @ w1.T + b1
-    a1 = np.maximum(h1, 0)
-    h2 = a1 @ w2.T + b2
-    a2 = np.maximum(h2, 0)
-    z = a2 @ w3.T + b3
-    shifted = z - z.max(axis=1, keepdims=True)
-    e = np.exp(shifted)
-    s = e.sum(axis=1, keepdims=True)
-    rows = np.arange(n)
-    loss = (np.log(s[:, 0]) - shifted[rows, labels]).mean()
-    dz = e / s
-    dz[rows, labels] -= 1
-    dz /= n
-    dw3, db3 = dz.T @ a2, dz.sum(0)
-    dh2 = (dz @ w3) * (h2 > 0)
-    dw2, db2 = dh2.T @ a1, dh2.sum(0)
-    dh1 = (dh2 @ w2) * (h1 > 0)
-    dw1, db1 = dh1.T @ x, dh1.sum(0)
-    for p, g in zip(params, (dw1, db1, dw2, db2, dw3, db3)):
-        g *= lr
-        p -= g
-    return loss
-
-
 def _mlp(rng):
     from mscustom import nn
     net = nn.SequentialCell([nn.Dense(784, 256, activation="relu"), nn.Dense(256, 128, activation="relu"),
@@ -481,11 +450,11 @@ def _bench_eager_mlp():
     tx, ty = ms.Tensor(x), ms.Tensor(labels)
     for _ in range(3):                  # the same three steps both ways give the same weights
         loss_ms = float(step(tx, ty).asnumpy())
-        loss_np = float(_numpy_mlp_step(hand, x, labels, np.float32(0.01)))
+        loss_np = float(numpy_mlp_step(hand, x, labels, np.float32(0.01)))
     assert abs(loss_ms - loss_np) < 1e-4 * max(1.0, abs(loss_np)), (loss_ms, loss_np)
     for p, h in zip(params, hand):
         assert np.allclose(p.asnumpy(), h, rtol=1e-4, atol=1e-5)
-    t_np, t_ms = _interleaved_us(lambda: _numpy_mlp_step(hand, x, labels, np.float32(0.01)),
+    t_np, t_ms = _interleaved_us(lambda: numpy_mlp_step(hand, x, labels, np.float32(0.01)),
                                  lambda: step(tx, ty), number=20)
     report("eager MLP 784-256-128-10 SGD step, batch 64", t_ms, "us", "NumPy step by hand", t_np,
            "<= 1.3x by hand", t_ms <= 1.3 * t_np)
