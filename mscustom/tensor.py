@@ -79,6 +79,11 @@ class Tensor:
         self._format = DEFAULT_FORMAT if format is None else _check_format(format)
         self._node = None
         self._oidx = 0
+        if _STATE.capture is not None and isinstance(input_data, Tensor):
+            # Tensor(traced) in a graph-mode capture: a copy that every replay makes again
+            cap = _STATE.capture
+            if cap.traced(input_data):
+                cap.add_host(lambda a: (_array_from(a, dtype),), [input_data], [self])
 
     @staticmethod
     def _wrap(array, fmt=DEFAULT_FORMAT):

@@ -491,3 +491,16 @@ def test_a_returned_value_and_a_later_step_with_the_same_number_keep_their_own_s
             np.testing.assert_array_equal(y.asnumpy(), x.asnumpy() ** 2)
             np.testing.assert_array_equal(z.asnumpy(), x.asnumpy().T)
     assert jf.stats == {"recorded": 1, "replayed": 2, "eager": 0}
+
+
+def test_a_tensor_built_from_a_traced_tensor_is_rebuilt_on_every_replay():
+    @ms.jit
+    def f(x):
+        y = ms.Tensor(x * 2, dtype=ms.float64)        # a new Tensor from a traced value
+        return y + 1
+
+    for v in (1.0, 5.0, -2.0):
+        out = f(_t([v]))
+        assert out.dtype == ms.float64
+        np.testing.assert_array_equal(out.asnumpy(), [2 * v + 1])
+    assert f.stats["replayed"] == 2
