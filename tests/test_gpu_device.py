@@ -183,3 +183,108 @@ def test_cuda_source_compiled_on_demand(results):
 
 def test_device_kernel_failure_is_reported(results):
     assert "wrong_dtype" in results["error"]
+
+
+# ---------------------------------------------------------------- debug mode: guard zones around GPU outputs
+DEBUG_SCRIPT = textwrap.dedent('''
+    import json, sys
+    import numpy as np
+    from numba import cuda
+    import mscustom as ms
+    from mscustom import context
+    from mscustom.ops import Custom
+
+    assert context.debug_enabled()                   # MSCUSTOM_DEBUG=1 from the parent
+
+    def same(*args):
+        return next(a for a in args if isinstance(a, (list, ms.DType)))
+
+    def square_kernel(x, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = x[i] * x[i]
+
+    def shifted_kernel(x, out):                      # CUDA kernels are not bounds-checked: 3 elements past
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i + 3] = x[i]
+
+    res = {}
+    ms.set_device("GPU")
+    for n in (7, 1 << 20):
+        x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+        sq = Custom(square_kernel, same, same, func_type="jit")
+        res[f"jit_square_{n}"] = bool(np.allclose(sq(ms.Tensor(x)).asnumpy(), x * x))
+        sq_c = Custom(sys.argv[1] + ":CustomSquareCuda", same, same, func_type="aot")
+        res[f"aot_square_{n}"] = bool(np.allclose(sq_c(ms.Tensor(x)).asnumpy(), x * x))
+
+    def outcome(op, x):
+        try:
+            return [bool(v) for v in np.atleast_1d(op(ms.Tensor(x)).asnumpy() == 1)]
+        except (IndexError, RuntimeError) as exc:
+            return str(exc)
+
+    x = np.ones(7, np.float32)
+    res["jit_overrun"] = outcome(Custom(shifted_kernel, same, same, func_type="jit", name="shifted"), x)
+    for name, src in zip(("fine", "past", "before"), sys.argv[2:5]):
+        res[f"aot_{name}"] = outcome(Custom(src + ":SpillCuda", same, same, func_type="aot", name=name), x)
+    print(json.dumps(res))
+''')
+
+SPILL_CU = textwrap.dedent('''
+    #include "mscustom_aot.h"
+    /* writes 1 into y[-BEFORE] .. y[n + EXTRA - 1]: EXTRA floats past the end, BEFORE before the start */
+    __global__ void spill(float *y, int64_t n) {
+      int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x - BEFORE;
+      if (i < n + EXTRA) y[i] = 1.0f;
+    }
+    extern "C" int SpillCuda(int nparam, void **params, int *ndims, int64_t **shapes,
+                             const char **dtypes, void *stream, void *extra) {
+      (void)dtypes; (void)extra;
+      if (nparam != 2) return MS_ERR_ARGS;
+      int64_t n = ms_numel(ndims[1], shapes[1]);
+      int64_t threads = n + EXTRA + BEFORE;
+      spill<<<(unsigned)((threads + 255) / 256), 256, 0, (cudaStream_t)stream>>>((float *)params[1], n);
+      return cudaGetLastError() == cudaSuccess ? MS_OK : MS_ERR_CUDA;
+    }
+''')
+
+
+@pytest.fixture(scope="module")
+def debug_results(tmp_path_factory):
+    if not CUDA_LIB.exists():
+        pytest.fail(f"{CUDA_LIB} is missing: run `make kernels` with nvcc on the PATH")
+    tmp = tmp_path_factory.mktemp("cu_debug")
+    sources = []
+    for name, extra, before in (("fine", 0, 0), ("past", 5, 0), ("before", 0, 2)):
+        src = tmp / f"spill_{name}.cu"
+        src.write_text(f"#define EXTRA {extra}\n#define BEFORE {before}\n" + SPILL_CU)
+        sources.append(str(src))
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    env["MSCUSTOM_DEBUG"] = "1"
+    proc = subprocess.run([sys.executable, "-c", DEBUG_SCRIPT, str(CUDA_LIB), *sources],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("n", [7, 1 << 20])
+def test_debug_mode_keeps_gpu_results(debug_results, n):
+    assert debug_results[f"jit_square_{n}"] is True
+    assert debug_results[f"aot_square_{n}"] is True
+
+
+def test_debug_mode_reports_a_jit_gpu_kernel_writing_past_its_output(debug_results):
+    msg = debug_results["jit_overrun"]
+    assert isinstance(msg, str), msg
+    assert msg.startswith("op 'shifted': jit kernel 'shifted_kernel' wrote outside output 0 (shape [7], "
+                          "float32): 12 byte(s) past its end"), msg
+
+
+def test_debug_mode_reports_an_aot_cuda_kernel_writing_outside_its_output(debug_results):
+    assert debug_results["aot_fine"] == [True] * 7
+    past, before = debug_results["aot_past"], debug_results["aot_before"]
+    assert isinstance(past, str) and isinstance(before, str), (past, before)
+    assert past.startswith("op 'past': AOT kernel 'SpillCuda' wrote outside output 0 (shape [7], float32, "
+                           "28 bytes): 20 byte(s) past its end."), past
+    assert "op 'before'" in before and "output 0 " in before and ": 8 byte(s) before its start." in before, before

@@ -36,8 +36,11 @@ With ``MSCUSTOM_DEBUG=1`` (or ``ms.set_context(debug=True)``; see
 kernels are compiled with Numba's ``boundscheck=True`` and every output is
 surrounded by guard zones checked after the kernel returns: an out-of-bounds
 index or a write past an output raises an IndexError naming the op, the
-output and how far it wrote, instead of corrupting memory. GPU kernels are
-debugged in Numba's simulator instead (see below).
+output and how far it wrote, instead of corrupting memory. GPU outputs get
+guard zones in device memory too (``_guards.GuardedOutputs``: the zones are
+copied back and checked after the kernel); numba-cuda does not bounds-check
+``cuda.jit`` kernels, so there the guard zones are the check. Numba's
+simulator (below) raises its own IndexError for an index out of range.
 
 GPU: the function is compiled with ``numba.cuda.jit`` and launched with one
 thread per element of the first output (the kernel uses ``cuda.grid(1)`` and
@@ -73,7 +76,7 @@ import numpy as np
 from ... import context as _context
 from ..._numba_private import cache as _numba_cache
 from ..._numba_private import forksafe as _numba_forksafe
-from . import _common, _forksafe
+from . import _common, _forksafe, _guards
 from ._arity import kernel_arity
 from .kind import make_entry, register_kind
 from .rules import BIG, positional_range
@@ -85,7 +88,7 @@ _forksafe.install()         # parallel kernels keep working in a forked child (s
 DISABLE_ENV = "MSCUSTOM_JIT_DISABLE"
 _MAX_THREADS = 256
 _GUARD = 64                 # guard-zone bytes on each side of an output in debug mode
-_PATTERN = 0xA5
+_PATTERN = _guards.GUARD_BYTE
 _FORK_WAIT_S = 10.0         # how long a fork waits for an in-flight compile before abandoning it
 
 
@@ -343,7 +346,7 @@ class JitFunction:
                 except Exception as exc:
                     raise RuntimeError(f"op '{self.op_name}': jit kernel '{self.kname}' failed to compile "
                                        f"for the GPU: {exc}") from exc
-        return _gpu_runner(self, cuda, kernel[blocks, threads], template, extra)
+        return _gpu_runner(self, cuda, kernel[blocks, threads], template, extra, _context.debug_enabled())
 
     def fail(self, exc):
         raise RuntimeError(f"op '{self.op_name}': jit kernel '{self.kname}' raised "
@@ -425,23 +428,40 @@ def _guarded_runner(kernel, fn, template, extra, n_out, checked):
 
 
 def _check_guards(kernel, j, buf, out):
-    before = np.flatnonzero(buf[:_GUARD] != _PATTERN)
-    after = np.flatnonzero(buf[_GUARD + out.nbytes:] != _PATTERN)
-    if not before.size and not after.size:
-        return
-    where = []
-    if after.size:
-        where.append(f"{int(after[-1]) + 1} byte(s) past its end")
-    if before.size:
-        where.append(f"{_GUARD - int(before[0])} byte(s) before its start")
-    raise IndexError(f"op '{kernel.op_name}': jit kernel '{kernel.kname}' wrote outside output {j} "
-                     f"(shape {list(out.shape)}, {out.dtype}): {' and '.join(where)} (found by the "
-                     f"MSCUSTOM_DEBUG guard zones); check the out_shape and the kernel's loops")
+    where = _guards.overrun(buf[:_GUARD], buf[_GUARD + out.nbytes:])
+    if where is not None:
+        raise _overrun_error(kernel, j, out, where)
 
 
-def _gpu_runner(kernel, cuda, launcher, template, extra):
-    """Copy inputs to the device, launch, copy outputs back (tensors live on the host for now)."""
+def _overrun_error(kernel, j, out, where):
+    return IndexError(f"op '{kernel.op_name}': jit kernel '{kernel.kname}' wrote outside output {j} "
+                      f"(shape {list(out.shape)}, {out.dtype}): {where} (found by the "
+                      f"MSCUSTOM_DEBUG guard zones); check the out_shape and the kernel's loops")
+
+
+def _gpu_runner(kernel, cuda, launcher, template, extra, guarded=False):
+    """Copy inputs to the device, launch, copy outputs back (tensors live on the host for now).
+
+    ``guarded`` (debug mode): each output lies inside a device buffer with guard zones, checked
+    after the kernel (``_guards.GuardedOutputs``).
+    """
     fail, interleave = kernel.fail, _common.interleave
+    if guarded:
+        def run(attrs, inputs, req, outputs):
+            try:
+                d_in = [cuda.to_device(np.ascontiguousarray(a)) for a in inputs]
+                guards = _guards.GuardedOutputs(cuda, outputs)
+                launcher(*interleave(template, d_in), *guards.views, *extra)
+                found = guards.overruns()
+            except Exception as exc:
+                fail(exc)
+            for j, where in found:
+                raise _overrun_error(kernel, j, outputs[j], where)
+            try:
+                guards.copy_to_host(outputs)
+            except Exception as exc:
+                fail(exc)
+        return run
 
     def run(attrs, inputs, req, outputs):
         try:

@@ -163,7 +163,7 @@ def bind_signature(opened, op_name, target, specs, sig, stats, kernel_name):
     call.workspace = [_aligned(_abi.workspace_bytes(s)) for s in cpp_extra.workspace()] if cpp_extra else []
     call.keep, call.c_header = keep, not cpp
     if device is not None:
-        return device.runner(call, stats)
+        return device.runner(call, stats, guarded=_context.debug_enabled())
     if _context.debug_enabled():
         return _runners.debug_runner(call, stats)
     return _runners.cpu_runner(call, stats)

@@ -16,7 +16,9 @@ Numba caller is used only when ``mscustom._numba_private.supported()``.
 ``MSCUSTOM_DEBUG=1`` (``mscustom.context.debug_enabled()``, read when a plan
 is bound): every output is written into a buffer with guard zones before and
 after it, checked when the kernel returns, so an overrun raises an error
-naming the op, the output and how far it wrote.
+naming the op, the output and how far it wrote: ``debug_runner`` on CPU,
+``CudaDevice.runner(..., guarded=True)`` on GPU (device buffers from
+``_guards.GuardedOutputs``, whose guard zones are copied back after the kernel).
 """
 
 import ctypes
@@ -26,6 +28,7 @@ import time
 
 import numpy as np
 
+from .. import _guards
 from . import abi as _abi
 
 __all__ = ["cpu_runner", "debug_runner", "CudaDevice", "CALLER_ENV", "TIER_UP_CALLS", "join_tier_ups"]
@@ -33,7 +36,7 @@ __all__ = ["cpu_runner", "debug_runner", "CudaDevice", "CALLER_ENV", "TIER_UP_CA
 CALLER_ENV = "MSCUSTOM_AOT_CALLER"
 NOT_CONTIGUOUS = -0x7FFF0001   # what the Numba caller returns instead of calling with a non-contiguous array
 TIER_UP_CALLS = 64             # cffi calls of one plan before it switches to the Numba caller
-GUARD_BYTE = 0xA5
+GUARD_BYTE = _guards.GUARD_BYTE
 _perf = time.perf_counter
 
 _tier_ups = set()              # background threads compiling a Numba caller (joined before a fork)
@@ -304,20 +307,22 @@ def debug_runner(call, stats):
 
 
 def _check_guards(call, j, buf, start, nbytes, out):
-    after = np.flatnonzero(buf[start + nbytes:] != GUARD_BYTE)
-    before = np.flatnonzero(buf[:start] != GUARD_BYTE)
-    if after.size == 0 and before.size == 0:
-        return
-    where = []
-    if after.size:
-        reach = int(after[-1]) + 1
-        limit = buf.size - start - nbytes
-        where.append(f"{reach} byte(s) past its end" + (" (at least: the guard zone is full)" if reach >= limit else ""))
-    if before.size:
-        where.append(f"{start - int(before[0])} byte(s) before its start")
-    raise RuntimeError(f"op '{call.op_name}': AOT kernel '{call.symbol}' wrote outside output {j} "
-                       f"(shape {list(out.shape)}, {out.dtype}, {nbytes} bytes): {' and '.join(where)}. "
-                       "Check the kernel's loop bounds against shapes[i] and the op's out_shape")
+    where = _guards.overrun(buf[:start], buf[start + nbytes:])
+    if where is not None:
+        raise _overrun_error(call, j, out, where)
+
+
+def _overrun_error(call, j, out, where):
+    return RuntimeError(f"op '{call.op_name}': AOT kernel '{call.symbol}' wrote outside output {j} "
+                        f"(shape {list(out.shape)}, {out.dtype}, {out.nbytes} bytes): {where}. "
+                        "Check the kernel's loop bounds against shapes[i] and the op's out_shape")
+
+
+# Tests only: let CudaDevice run under Numba's CUDA simulator, whose "device" arrays are NumPy arrays in
+# host memory, so that a CPU-compiled C kernel with the aot calling convention can stand in for a CUDA
+# one and exercise the GPU runner (guard zones included). The kernel then gets host pointers and a NULL
+# stream. Never set outside tests: a real CUDA library cannot run in the simulator.
+_SIMULATOR_FOR_TESTS = False
 
 
 class CudaDevice:
@@ -329,7 +334,8 @@ class CudaDevice:
         except ImportError as exc:
             raise RuntimeError(f"op '{op_name}': AOT kernel '{kernel_name}' targets GPU, which needs "
                                f"numba-cuda (pip install numba-cuda): {exc}") from exc
-        if config.ENABLE_CUDASIM:
+        self.simulated = bool(config.ENABLE_CUDASIM)
+        if self.simulated and not _SIMULATOR_FOR_TESTS:
             raise RuntimeError(f"op '{op_name}': AOT kernel '{kernel_name}' targets GPU, but Numba's "
                                "CUDA simulator (NUMBA_ENABLE_CUDASIM=1) cannot run compiled CUDA "
                                "libraries; unset it on a machine with a GPU, or ms.set_device('CPU')")
@@ -340,15 +346,48 @@ class CudaDevice:
         self.cuda = cuda
         self.stream = cuda.stream()
 
-    def runner(self, call, stats):
-        """Copy inputs to the device, call the kernel on device pointers, copy outputs back."""
+    def runner(self, call, stats, guarded=False):
+        """Copy inputs to the device, call the kernel on device pointers, copy outputs back.
+
+        ``guarded`` (debug mode, read by the caller when the signature is bound): every output lies
+        inside a device buffer with guard zones, copied back and checked after the kernel.
+        """
         cuda, stream, ffi, descs = self.cuda, self.stream, call.ffi, call.descs
         fn, fail, perf = call.fn, call.fail, _perf
         n = descs.n + len(call.workspace)
-        stream_ptr = ffi.cast("void *", _stream_handle(stream))
+        if self.simulated:                      # tests only (_SIMULATOR_FOR_TESTS): host memory, no stream
+            stream_ptr, device_ptr = ffi.NULL, _simulated_ptr
+        else:
+            stream_ptr, device_ptr = ffi.cast("void *", _stream_handle(stream)), _cuda_ptr
         d_fixed = [(k, cuda.to_device(a, stream=stream)) for k, a in descs.scalars.items()]
         d_fixed += [(descs.n + j, cuda.device_array(w.shape, w.dtype, stream=stream))
                     for j, w in enumerate(call.workspace)]
+
+        if guarded:
+            def run(attrs, inputs, req, outputs):
+                t0 = perf()
+                p = ffi.new("void *[]", n)
+                d_in = [cuda.to_device(np.ascontiguousarray(a), stream=stream) for a in inputs]
+                guards = _guards.GuardedOutputs(cuda, outputs, stream)
+                for k, d in d_fixed:
+                    p[k] = ffi.cast("void *", device_ptr(d))
+                for k, d in zip(descs.slots, d_in):
+                    p[k] = ffi.cast("void *", device_ptr(d))
+                for k, d in zip(descs.out_slots, guards.views):
+                    p[k] = ffi.cast("void *", device_ptr(d))
+                rc = fn(n, p, descs.ndims, descs.shapes, descs.dtypes, stream_ptr, call.extra)
+                for j, where in guards.overruns():       # waits for the stream
+                    raise _overrun_error(call, j, outputs[j], where)
+                if rc:
+                    fail(rc)
+                guards.copy_to_host(outputs)
+                call.check_extra()
+                if stats is not None:
+                    stats["calls"] += 1
+                    stats["seconds"] += perf() - t0
+
+            run.keep = (call, d_fixed)
+            return run
 
         def run(attrs, inputs, req, outputs):
             t0 = perf()
@@ -356,11 +395,11 @@ class CudaDevice:
             d_in = [cuda.to_device(np.ascontiguousarray(a), stream=stream) for a in inputs]
             d_out = [cuda.device_array(o.shape, o.dtype, stream=stream) for o in outputs]
             for k, d in d_fixed:
-                p[k] = ffi.cast("void *", _device_ptr(d))
+                p[k] = ffi.cast("void *", device_ptr(d))
             for k, d in zip(descs.slots, d_in):
-                p[k] = ffi.cast("void *", _device_ptr(d))
+                p[k] = ffi.cast("void *", device_ptr(d))
             for k, d in zip(descs.out_slots, d_out):
-                p[k] = ffi.cast("void *", _device_ptr(d))
+                p[k] = ffi.cast("void *", device_ptr(d))
             rc = fn(n, p, descs.ndims, descs.shapes, descs.dtypes, stream_ptr, call.extra)
             if rc:
                 stream.synchronize()
@@ -377,8 +416,13 @@ class CudaDevice:
         return run
 
 
-def _device_ptr(devary):
+def _cuda_ptr(devary):
     return devary.__cuda_array_interface__["data"][0]
+
+
+def _simulated_ptr(devary):
+    """The host address of a simulator "device" array (a NumPy array inside)."""
+    return devary.__array_interface__["data"][0]
 
 
 def _stream_handle(stream):
