@@ -6,8 +6,9 @@
 2. on a cache miss only: infer output shapes and dtypes, select the kernel,
    bind it (compile / init per signature) and store all of it as a ``Plan``;
 3. allocate outputs (reusing buffers nobody references any more) and run;
-   kernels of custom kinds are timed here for the usage report, and what they
-   raise is reported naming the op and the kernel;
+   kernels of custom kinds are counted here for the usage report (and timed
+   while a report block asks for it), and what they raise is reported naming
+   the op and the kernel;
 4. record a tape node when this thread is taking a gradient.
 
 A cached call costs a dict lookup and the kernel itself. ``call_owner`` is
@@ -48,6 +49,27 @@ def _unheld_in_pool():
     """The same for a buffer seen by a loop over the pool that keeps it."""
     for buf in [np.empty(0)]:
         return _refcount(buf)
+
+
+# Kernel time is measured only while someone reads it (``ops.custom_op_usage`` blocks): two clock
+# reads and a sum cost about 0.2 us, a tenth of a small custom call. Calls are always counted.
+# ``TIMING[0]`` is the number of open timing requests (``timing_requested``).
+TIMING = [0]
+_timing_lock = threading.Lock()
+
+
+class timing_requested:
+    """Inside this ``with`` block (in any thread), custom kernels' calls are timed into their stats."""
+
+    def __enter__(self):
+        with _timing_lock:
+            TIMING[0] += 1
+        return self
+
+    def __exit__(self, *exc):
+        with _timing_lock:
+            TIMING[0] -= 1
+        return False
 
 
 _UNHELD = _unheld_refcount()
@@ -105,14 +127,17 @@ class Plan:
         runner = self.runner
         if not self.timed:
             return runner(attrs, arrays) if outs is None else runner(attrs, arrays, self.req, outs)
-        t0 = _perf()
+        timed = TIMING[0]
+        if timed:
+            t0 = _perf()
         try:
             res = runner(attrs, arrays) if outs is None else runner(attrs, arrays, self.req, outs)
         except Exception as exc:
             _reraise(op, self.entry, exc)
         stats = self.stats
         stats["calls"] += 1
-        stats["seconds"] += _perf() - t0
+        if timed:
+            stats["seconds"] += _perf() - t0
         return res
 
     def _alloc(self, i):
@@ -275,14 +300,17 @@ def call_owner(owner, *args, **kwargs):
         return plan.fast(args, arrays, attrs)
     # one output: plan.fast's work inline (one frame less on the most common custom call)
     if plan.allocates:
-        t0 = _perf()
+        timed = TIMING[0]
+        if timed:
+            t0 = _perf()
         try:
             out = plan.runner(attrs, arrays)
         except Exception as exc:
             _reraise(owner._op, plan.entry, exc)
         stats = plan.stats
         stats["calls"] += 1
-        stats["seconds"] += _perf() - t0
+        if timed:
+            stats["seconds"] += _perf() - t0
         if type(out) is not np.ndarray or out.shape != plan.shape0 or \
                 (out.dtype is not plan.dtype0 and out.dtype != plan.dtype0):
             out = _check_results(owner._op, plan, out)[0]
@@ -295,14 +323,17 @@ def call_owner(owner, *args, **kwargs):
         except IndexError:
             out = _empty(plan.shape0, plan.dtype0)
         spare.append(out)
-        t0 = _perf()
+        timed = TIMING[0]
+        if timed:
+            t0 = _perf()
         try:
             plan.runner(attrs, arrays, plan.req, [out])
         except Exception as exc:
             _reraise(owner._op, plan.entry, exc)
         stats = plan.stats
         stats["calls"] += 1
-        stats["seconds"] += _perf() - t0
+        if timed:
+            stats["seconds"] += _perf() - t0
     t = _new_tensor(Tensor)
     t._data = out
     t._format = "DefaultFormat"
@@ -321,13 +352,14 @@ def _direct_path(op, plan):
 
     Built once per plan with everything it reads bound as closure variables:
     allocate the outputs (reusing the plan's last buffer when nobody holds it),
-    run the kernel timed into the entry's stats for the usage report (what it
+    run the kernel counted (timed while ``TIMING``) into the entry's stats for the usage report (what it
     raises is reported naming the op and the kernel), wrap, record on the tape.
     """
     runner, entry, stats, req, n_out = plan.runner, plan.entry, plan.stats, plan.req, plan.n_out
     shape0, dtype0 = plan.shape0, plan.dtype0
     spare = plan.spares[0]
     perf, new, empty, refcount, unheld, state = _perf, _new_tensor, _empty, _refcount, _UNHELD, _STATE
+    timing = TIMING
 
     def finish(args, attrs, outs):      # several outputs, or a result that needs checking
         if n_out == 1:
@@ -353,13 +385,16 @@ def _direct_path(op, plan):
 
     if plan.allocates:
         def fast(args, arrays, attrs):
-            t0 = perf()
+            timed = timing[0]
+            if timed:
+                t0 = perf()
             try:
                 r = runner(attrs, arrays)
             except Exception as exc:
                 _reraise(op, entry, exc)
             stats["calls"] += 1
-            stats["seconds"] += perf() - t0
+            if timed:
+                stats["seconds"] += perf() - t0
             if type(r) is not np.ndarray or n_out != 1 or r.shape != shape0 or \
                     (r.dtype is not dtype0 and r.dtype != dtype0):
                 return finish(args, attrs, _check_results(op, plan, r))
@@ -382,13 +417,16 @@ def _direct_path(op, plan):
             except IndexError:
                 buf = empty(shape0, dtype0)
             spare.append(buf)
-            t0 = perf()
+            timed = timing[0]
+            if timed:
+                t0 = perf()
             try:
                 runner(attrs, arrays, req, [buf])
             except Exception as exc:
                 _reraise(op, entry, exc)
             stats["calls"] += 1
-            stats["seconds"] += perf() - t0
+            if timed:
+                stats["seconds"] += perf() - t0
             t = new(Tensor)
             t._data = buf
             t._format = "DefaultFormat"
@@ -404,13 +442,16 @@ def _direct_path(op, plan):
 
         def fast(args, arrays, attrs):
             outs = [alloc(i) for i in range(n_out)]
-            t0 = perf()
+            timed = timing[0]
+            if timed:
+                t0 = perf()
             try:
                 runner(attrs, arrays, req, outs)
             except Exception as exc:
                 _reraise(op, entry, exc)
             stats["calls"] += 1
-            stats["seconds"] += perf() - t0
+            if timed:
+                stats["seconds"] += perf() - t0
             return finish(args, attrs, outs)
     return fast
 

@@ -3,13 +3,17 @@
 Every ``Custom`` is tracked here through a weak reference that removes itself
 when the op is dropped (no dead references pile up). ``custom_op_report``
 lists every live op's kernels; ``custom_op_usage`` counts one ``with`` block.
-The counts come from each kernel entry's ``stats`` (calls, seconds).
+The counts come from each kernel entry's ``stats`` (calls, seconds). Calls are
+always counted; seconds only while a ``custom_op_usage`` block is open (in any
+thread): reading the clock twice per call would cost about a tenth of a small
+kernel call, so it is done only when someone reads the time.
 """
 
 import itertools
 import weakref
 from collections import namedtuple
 
+from ..._core.dispatch import timing_requested
 from ._pin import own_kernels
 
 __all__ = ["custom_op_report", "custom_op_usage", "KernelStat", "OpKernelStat", "track", "live_ops"]
@@ -66,6 +70,9 @@ def _format_rows(rows, format):
 def custom_op_report(format="rows", used_only=False):
     """Every live Custom op's kernels with their call counts and total seconds.
 
+    Seconds add up the calls made inside ``custom_op_usage`` blocks (kernel time
+    is measured only there); calls count every call.
+
     ``format="rows"``: a list of ``OpKernelStat(op, kind, kernel, calls, seconds)``;
     ``format="text"``: the same as an aligned table. ``used_only=True`` leaves
     out kernels that never ran (for example the GPU kernel of a CPU-only run).
@@ -85,7 +92,8 @@ class custom_op_usage:
 
     On exit, ``report()`` lists each kernel that ran in the block with the
     calls and seconds spent there (kernels of ops that were deleted before the
-    block ended are not listed).
+    block ended are not listed). Kernel calls are timed while the block is
+    open (outside such blocks they are only counted).
 
     Example::
 
@@ -97,15 +105,21 @@ class custom_op_usage:
     def __init__(self):
         self._start = None
         self._rows = None
+        self._timing = None
 
     def __enter__(self):
         # strong references to the entries, so an id cannot be reused within the block
         self._start = {id(k): (k, k.stats["calls"], k.stats["seconds"])
                        for op in live_ops() for k in _own_kernels(op)}
         self._rows = None
+        self._timing = timing_requested()
+        self._timing.__enter__()
         return self
 
     def __exit__(self, *exc):
+        if self._timing is not None:
+            self._timing.__exit__(*exc)
+            self._timing = None
         rows = []
         for op in live_ops():
             for k in _own_kernels(op):

@@ -2,8 +2,8 @@
 
 Every runner has the dispatcher's signature ``run(attrs, inputs, req, outputs)``
 and writes into the preallocated outputs. Given a ``stats`` dict it counts
-calls and seconds itself (the ``make_kernel`` adapter's entries); without one
-the dispatcher's Plan does that.
+calls itself, and seconds while a usage block asks for them (``dispatch.TIMING``;
+the ``make_kernel`` adapter's entries); without one the dispatcher's Plan does that.
 
 CPU calls (``$MSCUSTOM_AOT_CALLER``): ``cffi`` fills a prepared ``void *[]``
 with ``ffi.from_buffer`` pointers (no compilation); ``numba`` calls through a
@@ -28,6 +28,7 @@ import time
 
 import numpy as np
 
+from ...._core import dispatch as _dispatch
 from .. import _guards
 from . import abi as _abi
 
@@ -38,6 +39,7 @@ NOT_CONTIGUOUS = -0x7FFF0001   # what the Numba caller returns instead of callin
 TIER_UP_CALLS = 64             # cffi calls of one plan before it switches to the Numba caller
 GUARD_BYTE = _guards.GUARD_BYTE
 _perf = time.perf_counter
+_TIMING = _dispatch.TIMING        # kernel time is measured only while a usage block asks for it
 
 _tier_ups = set()              # background threads compiling a Numba caller (joined before a fork)
 _tier_ups_lock = threading.Lock()
@@ -234,29 +236,38 @@ def cpu_runner(call, stats):
                 failed(rc, inputs, outputs)
     elif len(slots) == 1 and len(out_slots) == 1:
         def run(attrs, inputs, req, outputs):
-            t0 = perf()
+            timed = _TIMING[0]
+            if timed:
+                t0 = perf()
             rc = fast(meta, (inputs[0], outputs[0])) if fast is not None else slow(inputs, outputs)
             if rc:
                 failed(rc, inputs, outputs)
             stats["calls"] += 1
-            stats["seconds"] += perf() - t0
+            if timed:
+                stats["seconds"] += perf() - t0
     elif len(slots) == 2 and len(out_slots) == 1:
         def run(attrs, inputs, req, outputs):
-            t0 = perf()
+            timed = _TIMING[0]
+            if timed:
+                t0 = perf()
             rc = (fast(meta, (inputs[0], inputs[1], outputs[0])) if fast is not None
                   else slow(inputs, outputs))
             if rc:
                 failed(rc, inputs, outputs)
             stats["calls"] += 1
-            stats["seconds"] += perf() - t0
+            if timed:
+                stats["seconds"] += perf() - t0
     else:
         def run(attrs, inputs, req, outputs):
-            t0 = perf()
+            timed = _TIMING[0]
+            if timed:
+                t0 = perf()
             rc = fast(meta, (*inputs, *outputs)) if fast is not None else slow(inputs, outputs)
             if rc:
                 failed(rc, inputs, outputs)
             stats["calls"] += 1
-            stats["seconds"] += perf() - t0
+            if timed:
+                stats["seconds"] += perf() - t0
 
     run.state = state                           # {"caller": "cffi" | "numba" | ...}, for tests and tools
     run.keep = (call, params)             # the C side points into these
@@ -274,7 +285,9 @@ def debug_runner(call, stats):
     fixed = _fixed_pointers(call)
 
     def run(attrs, inputs, req, outputs):
-        t0 = _perf()
+        timed = _TIMING[0]
+        if timed:
+            t0 = _perf()
         p = ffi.new("void *[]", n)
         for k, ptr in fixed:
             p[k] = ptr
@@ -299,7 +312,8 @@ def debug_runner(call, stats):
         call.check_extra()
         if stats is not None:
             stats["calls"] += 1
-            stats["seconds"] += _perf() - t0
+            if timed:
+                stats["seconds"] += _perf() - t0
 
     run.state = {"caller": "debug (guarded outputs)"}
     run.keep = (call,)
@@ -365,7 +379,9 @@ class CudaDevice:
 
         if guarded:
             def run(attrs, inputs, req, outputs):
-                t0 = perf()
+                timed = _TIMING[0]
+                if timed:
+                    t0 = perf()
                 p = ffi.new("void *[]", n)
                 d_in = [cuda.to_device(np.ascontiguousarray(a), stream=stream) for a in inputs]
                 guards = _guards.GuardedOutputs(cuda, outputs, stream)
@@ -384,13 +400,16 @@ class CudaDevice:
                 call.check_extra()
                 if stats is not None:
                     stats["calls"] += 1
-                    stats["seconds"] += perf() - t0
+                    if timed:
+                        stats["seconds"] += perf() - t0
 
             run.keep = (call, d_fixed)
             return run
 
         def run(attrs, inputs, req, outputs):
-            t0 = perf()
+            timed = _TIMING[0]
+            if timed:
+                t0 = perf()
             p = ffi.new("void *[]", n)
             d_in = [cuda.to_device(np.ascontiguousarray(a), stream=stream) for a in inputs]
             d_out = [cuda.device_array(o.shape, o.dtype, stream=stream) for o in outputs]
@@ -410,7 +429,8 @@ class CudaDevice:
             call.check_extra()
             if stats is not None:
                 stats["calls"] += 1
-                stats["seconds"] += perf() - t0
+                if timed:
+                    stats["seconds"] += perf() - t0
 
         run.keep = (call, d_fixed)
         return run
