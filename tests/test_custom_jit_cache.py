@@ -108,3 +108,29 @@ def test_changed_source_or_switch_off_compiles_normally(kernel_dir, tmp_path):
     src.write_text(src.read_text().replace("out[i] = x[i] * x[i]", "out[i] = x[i] * x[i] + 1.0"))
     stale = _run(kernel_dir, cache)
     assert stale["square"][0] == 5.0 and stale["prange"][0] == 5.0   # the new source ran
+
+
+def test_unloadable_cache_entry_compiles_without_the_cache(monkeypatch, tmp_path):
+    """Numba's own cache load raising (an entry pickled under another module name, as when pytest and
+    a script import the same file under two names) compiles the kernel anyway, with one warning."""
+    import numba.core.caching as caching
+    import numpy as np
+
+    import mscustom as ms
+    from mscustom import ops
+
+    def refuse(self, sig, target_context):
+        raise ModuleNotFoundError("No module named 'reliability.custom_fuzz'; 'reliability' is not a package")
+
+    monkeypatch.setattr(caching.Cache, "load_overload", refuse)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "cube_kernel_mod.py").write_text(
+        "def cube(x, out):\n    for i in range(x.size):\n        out.flat[i] = x.flat[i] ** 3\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import cube_kernel_mod
+    op = ops.Custom(cube_kernel_mod.cube, out_shape=lambda s: s, out_dtype=lambda d: d, func_type="jit",
+                    name="cube_uncached")
+    x = np.arange(5, dtype=np.float64)
+    with pytest.warns(RuntimeWarning, match="op 'cube_uncached'.*could not be loaded.*without the cache"):
+        got = op(ms.Tensor(x)).asnumpy()
+    np.testing.assert_array_equal(got, x ** 3)

@@ -31,7 +31,7 @@ import os
 
 from . import supported
 
-__all__ = ["load_cached", "FAST_CACHE_ENV", "stats"]
+__all__ = ["load_cached", "uses_disk_cache", "drop_disk_cache", "FAST_CACHE_ENV", "stats"]
 
 FAST_CACHE_ENV = "MSCUSTOM_JIT_FAST_CACHE"
 stats = {"loaded": 0, "fallbacks": 0}      # how often the fast path answered (for tests and diagnosis)
@@ -63,3 +63,14 @@ def load_cached(dispatcher, argtypes):
         return None                      # not in the cache (or stale): compile normally
     stats["loaded"] += 1
     return cres.entry_point
+
+
+def uses_disk_cache(dispatcher):
+    """True when ``dispatcher`` (an njit dispatcher) reads and writes Numba's disk cache."""
+    return type(getattr(dispatcher, "_cache", None)).__name__ != "NullCache"
+
+
+def drop_disk_cache(dispatcher):
+    """Make ``dispatcher`` compile without Numba's disk cache from now on (an entry it cannot load)."""
+    from numba.core.caching import NullCache
+    dispatcher._cache = NullCache()         # what a dispatcher made without cache=True holds

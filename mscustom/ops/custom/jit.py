@@ -311,9 +311,21 @@ class JitFunction:
                 if entry is not None:
                     return entry
             try:
-                with warnings.catch_warnings():
-                    warnings.filterwarnings("ignore", message="Cannot cache compiled function",
-                                            category=NumbaWarning)
+                try:
+                    with warnings.catch_warnings():
+                        warnings.filterwarnings("ignore", message="Cannot cache compiled function",
+                                                category=NumbaWarning)
+                        return dispatcher.compile(types)
+                except (ImportError, AttributeError, EOFError, OSError, ValueError) as exc:
+                    # Numba's disk cache held an entry it cannot load here (pickled under another
+                    # module name, a truncated file, ...): compile once more without the cache
+                    if not _numba_cache.uses_disk_cache(dispatcher):
+                        raise RuntimeError(f"op '{self.op_name}': jit kernel '{self.kname}' failed to "
+                                           f"compile: {type(exc).__name__}: {exc}") from exc
+                    warnings.warn(f"op '{self.op_name}': Numba's cache entry for jit kernel '{self.kname}' "
+                                  f"could not be loaded ({type(exc).__name__}: {exc}); compiling it "
+                                  "without the cache", RuntimeWarning, stacklevel=2)
+                    _numba_cache.drop_disk_cache(dispatcher)
                     return dispatcher.compile(types)
             except (NumbaError, NotImplementedError) as exc:     # NotImplementedError: e.g. float16
                 raise RuntimeError(f"op '{self.op_name}': jit kernel '{self.kname}' failed to compile "
