@@ -12,6 +12,7 @@ from . import context as _context
 from ._core import autodiff as _ad
 from ._core.backward import backward as _backward
 from ._core.tape import STATE as _STATE
+from ._core.tape import new_leaf as _new_leaf
 from .graph import GraphFunction
 from .tensor import Parameter, Tensor
 
@@ -121,6 +122,8 @@ def _run(fn, args, positions, weights, has_aux, sens=None):
     Arguments to differentiate are replaced by fresh leaf tensors; weights (often
     Parameters shared with other threads) become leaves of this thread only.
     """
+    if len(positions) == 1 and not weights:
+        return _run_one(fn, args, positions[0], has_aux, sens)
     args = list(args)
     leaf_tensors, targets = [], []
     for p in positions:
@@ -150,6 +153,26 @@ def _run(fn, args, positions, weights, has_aux, sens=None):
             g._node = None
     n = len(leaf_tensors)
     return out, grads[:n], tuple(grads[n:])
+
+
+def _run_one(fn, args, p, has_aux, sens):
+    """``_run`` for one argument to differentiate and no weights (``ms.grad(fn)``'s default)."""
+    x = args[p]
+    if not isinstance(x, Tensor):
+        raise TypeError(f"grad of '{_fn_name(fn)}': argument {p} must be a Tensor to be "
+                        f"differentiated, got {type(x).__name__}")
+    leaf, target = _new_leaf(x)
+    args = (leaf,) if len(args) == 1 else args[:p] + (leaf,) + args[p + 1:]
+    out, (g,) = _record_and_backward(fn, args, has_aux, sens, [target])
+    if g is None:                       # no path from the output: a zero gradient
+        g = Tensor._wrap(np.zeros(x._data.shape, x._data.dtype))
+    if not _STATE.depth:
+        if type(out) is Tensor:
+            out._node = None
+        else:
+            _detach(out)
+        g._node = None
+    return out, [g], ()
 
 
 def _record_and_backward(fn, args, has_aux, sens, targets):

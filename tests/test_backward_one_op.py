@@ -132,3 +132,18 @@ def test_longer_graphs_still_take_the_general_path(one_node_calls):
     g = ms.grad(lambda a: ops.exp(a * 2))(_x())
     np.testing.assert_allclose(g.asnumpy(), 2 * np.exp(2 * _x().asnumpy()), rtol=1e-6)
     assert one_node_calls == []
+
+
+def test_inner_grad_of_an_outer_weight_links_to_the_outer_tape():
+    # the inner leaf over a thread-leaf Parameter links to the outer graph (new_leaf), w untouched
+    w = ms.Parameter(ms.Tensor(np.array([0.5, -1.0, 2.0], np.float32)), name="w")
+    inner = ms.grad(lambda a: a * a * a)
+    (gw,) = ms.grad(lambda: ops.reduce_sum(inner(w)), grad_position=None, weights=[w])()
+    np.testing.assert_allclose(gw.asnumpy(), 6 * w.asnumpy(), rtol=1e-6)
+    assert w._node is None
+
+
+def test_position_other_than_the_first_among_several_arguments():
+    x, y = _x(), ms.Tensor(np.float32([1, 2, 3, 4]))
+    gy = ms.grad(lambda a, b, k: a * b * k, grad_position=1)(x, y, 2.0)
+    np.testing.assert_array_equal(gy.asnumpy(), 2 * x.asnumpy())
