@@ -109,18 +109,21 @@ def backward(roots, targets, release=False):
     each other, so without it the graph's arrays live until the cyclic garbage
     collector runs, and every step allocates fresh memory for its arrays.
     """
-    node_of = _node_getter()
+    node_of = _node_getter() if STATE.leaves else _own_node
     target_set = set(targets)
     if len(roots) == 1:
         t, sens = roots[0]
         node = node_of(t)
         if node is not None and node.op is not None and node not in target_set:
+            reached = False             # some input is a target
             for inp in node.inputs:
                 inode = node_of(inp)
-                if inode is not None and (inode not in target_set or (release and inode.op is not None)):
-                    break
+                if inode is not None:
+                    if inode not in target_set or (release and inode.op is not None):
+                        break
+                    reached = True
             else:                       # one op call on the targets: no walk, no bookkeeping
-                return _backward_one(node, t, sens, targets, target_set, node_of, release)
+                return _backward_one(node, t, sens, targets, target_set, node_of, release, reached)
     order, needed = _walk([node_of(t) for t, _ in roots], targets, STATE.leaves)
     grads = {}                         # node -> [grad per output]
     add = _prim.accumulate
@@ -174,7 +177,7 @@ def backward(roots, targets, release=False):
     return result
 
 
-def _backward_one(node, root, sens, targets, target_set, node_of, release):
+def _backward_one(node, root, sens, targets, target_set, node_of, release, reached):
     """``backward`` of one root made by one op call whose taped inputs are all targets.
 
     The same steps as the general walk for that graph (one FGradient, gradients
@@ -184,7 +187,7 @@ def _backward_one(node, root, sens, targets, target_set, node_of, release):
     """
     inputs = node.inputs
     got = {}                            # target node -> its gradient
-    if any(node_of(inp) is not None for inp in inputs):
+    if reached:
         n_out = len(node.out_meta)
         if n_out == 1:
             ograds = [sens]
@@ -212,7 +215,7 @@ def _backward_one(node, root, sens, targets, target_set, node_of, release):
     if release:
         for t in node.outputs:
             t._node = None
-    return [got.get(n) for n in targets]
+    return list(map(got.get, targets))
 
 
 def _conform(op, index, inp, g):
