@@ -13,11 +13,13 @@ from ._core import autodiff as _ad
 from ._core.backward import backward as _backward
 from ._core.tape import STATE as _STATE
 from ._core.tape import new_leaf as _new_leaf
+from .formats import DEFAULT_FORMAT as _DEFAULT_FORMAT
 from .graph import GraphFunction
 from .tensor import Parameter, Tensor
 
 _settings = _context._settings
 _empty = np.empty
+_new_tensor = object.__new__
 
 
 def _fn_name(fn):
@@ -185,7 +187,12 @@ def _grad_one(fn, args, p, has_aux=False, sens=None):
         d = out._data
         ones = _empty(d.shape, d.dtype)
         ones.fill(1)
-        g = _backward([(out, Tensor._wrap(ones))], [target], release)[0]
+        seed = _new_tensor(Tensor)      # Tensor._wrap(ones), inline
+        seed._data = ones
+        seed._format = _DEFAULT_FORMAT
+        seed._node = None
+        seed._oidx = 0
+        g = _backward([(out, seed)], [target], release)[0]
     else:
         main, _ = _outputs_to_differentiate(fn, out, has_aux)
         g = _ad.backward(list(zip(main, _sens_for(fn, main, sens))), [target], release)[0]

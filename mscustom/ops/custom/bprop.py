@@ -61,6 +61,11 @@ def make_fgradient(op_name, func_type, bprop):
                 raise
             except Exception as exc:
                 _bprop_failed(exc)
+            if type(res) is tuple and len(res) == 1 and len(inputs) == 1:
+                # one input, one gradient: check_gradients' first test, without its frame
+                g, d = res[0], inputs[0]._data
+                if type(g) is Tensor and g._data.shape == d.shape and g._data.dtype == d.dtype:
+                    return res
             return check_gradients(op_name, res, inputs, None)
         # graph mode: a bprop written with asnumpy() and NumPy runs as one host op in each replay
         n_in, n_out = len(inputs), len(outputs)
