@@ -12,11 +12,14 @@ from . import context as _context
 from ._core import autodiff as _ad
 from ._core.backward import backward as _backward
 from ._core.tape import STATE as _STATE
+from ._core.tape import new_leaf as _new_leaf
+from .formats import DEFAULT_FORMAT as _DEFAULT_FORMAT
 from .graph import GraphFunction
 from .tensor import Parameter, Tensor
 
 _settings = _context._settings
 _empty = np.empty
+_new_tensor = object.__new__
 
 
 def _fn_name(fn):
@@ -121,6 +124,8 @@ def _run(fn, args, positions, weights, has_aux, sens=None):
     Arguments to differentiate are replaced by fresh leaf tensors; weights (often
     Parameters shared with other threads) become leaves of this thread only.
     """
+    if len(positions) == 1 and not weights:
+        return _run_one(fn, args, positions[0], has_aux, sens)
     args = list(args)
     leaf_tensors, targets = [], []
     for p in positions:
@@ -150,6 +155,56 @@ def _run(fn, args, positions, weights, has_aux, sens=None):
             g._node = None
     n = len(leaf_tensors)
     return out, grads[:n], tuple(grads[n:])
+
+
+def _run_one(fn, args, p, has_aux, sens):
+    """``_run`` for one argument to differentiate and no weights: ``(output, [gradient], ())``."""
+    out, g = _grad_one(fn, args, p, has_aux, sens)
+    return out, [g], ()
+
+
+def _grad_one(fn, args, p, has_aux=False, sens=None):
+    """``(output, gradient)`` of ``fn(*args)`` for argument ``p`` alone (``ms.grad(fn)``'s default).
+
+    ``_run`` and ``_record_and_backward`` in one frame for this case: the
+    argument's leaf comes from ``tape.new_leaf``, a single Tensor output gets
+    the all-ones sensitivity directly.
+    """
+    x = args[p]
+    if not isinstance(x, Tensor):
+        raise TypeError(f"grad of '{_fn_name(fn)}': argument {p} must be a Tensor to be "
+                        f"differentiated, got {type(x).__name__}")
+    leaf, target = _new_leaf(x)
+    args = (leaf,) if len(args) == 1 else args[:p] + (leaf,) + args[p + 1:]
+    state = _STATE
+    state.depth += 1                    # recording (tape.recording(), without a generator per call)
+    try:
+        out = fn(*args)
+    finally:
+        state.depth -= 1
+    release = not state.depth           # no outer tape reads this graph: backward frees it
+    if type(out) is Tensor and sens is None and not has_aux:     # one output, all-ones sensitivity
+        d = out._data
+        ones = _empty(d.shape, d.dtype)
+        ones.fill(1)
+        seed = _new_tensor(Tensor)      # Tensor._wrap(ones), inline
+        seed._data = ones
+        seed._format = _DEFAULT_FORMAT
+        seed._node = None
+        seed._oidx = 0
+        g = _backward([(out, seed)], [target], release)[0]
+    else:
+        main, _ = _outputs_to_differentiate(fn, out, has_aux)
+        g = _ad.backward(list(zip(main, _sens_for(fn, main, sens))), [target], release)[0]
+    if g is None:                       # no path from the output: a zero gradient
+        g = Tensor._wrap(np.zeros(x._data.shape, x._data.dtype))
+    if release:
+        if type(out) is Tensor:
+            out._node = None
+        else:
+            _detach(out)
+        g._node = None
+    return out, g
 
 
 def _record_and_backward(fn, args, has_aux, sens, targets):
@@ -195,13 +250,17 @@ def grad(fn, grad_position=0, weights=None, has_aux=False):
 
     positions_for = _positions_cache(fn, grad_position)
 
-    def grad_fn(*args):
-        positions = positions_for(len(args))
-        out, pg, wg = _run(fn, args, positions, wts, has_aux)
-        result = _shape_result(grad_position, pg, wg, weights is not None)
-        if has_aux:
-            return result, tuple(out[1:])
-        return result
+    if type(grad_position) is int and weights is None and not has_aux:
+        def grad_fn(*args):             # the common form, ms.grad(fn): one input's gradient
+            return _grad_one(fn, args, positions_for(len(args))[0])[1]
+    else:
+        def grad_fn(*args):
+            positions = positions_for(len(args))
+            out, pg, wg = _run(fn, args, positions, wts, has_aux)
+            result = _shape_result(grad_position, pg, wg, weights is not None)
+            if has_aux:
+                return result, tuple(out[1:])
+            return result
 
     grad_fn.__name__ = f"grad_{_fn_name(fn)}"
     return _graph_aware(grad_fn)

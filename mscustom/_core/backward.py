@@ -109,9 +109,22 @@ def backward(roots, targets, release=False):
     each other, so without it the graph's arrays live until the cyclic garbage
     collector runs, and every step allocates fresh memory for its arrays.
     """
-    node_of = _node_getter()
-    order, needed = _walk([node_of(t) for t, _ in roots], targets, STATE.leaves)
+    node_of = _node_getter() if STATE.leaves else _own_node
     target_set = set(targets)
+    if len(roots) == 1:
+        t, sens = roots[0]
+        node = node_of(t)
+        if node is not None and node.op is not None and node not in target_set:
+            reached = False             # some input is a target
+            for inp in node.inputs:
+                inode = node_of(inp)
+                if inode is not None:
+                    if inode not in target_set or (release and inode.op is not None):
+                        break
+                    reached = True
+            else:                       # one op call on the targets: no walk, no bookkeeping
+                return _backward_one(node, t, sens, targets, target_set, node_of, release, reached)
+    order, needed = _walk([node_of(t) for t, _ in roots], targets, STATE.leaves)
     grads = {}                         # node -> [grad per output]
     add = _prim.accumulate
 
@@ -162,6 +175,47 @@ def backward(roots, targets, release=False):
                 for t in node.outputs:
                     t._node = None
     return result
+
+
+def _backward_one(node, root, sens, targets, target_set, node_of, release, reached):
+    """``backward`` of one root made by one op call whose taped inputs are all targets.
+
+    The same steps as the general walk for that graph (one FGradient, gradients
+    conformed and summed per target, the call's outputs released), without
+    building the order, the needed set or the per-node gradient table: the
+    ``ms.grad`` of a single op (a Custom op with its bprop, say) runs this.
+    """
+    inputs = node.inputs
+    got = {}                            # target node -> its gradient
+    if reached:
+        n_out = len(node.out_meta)
+        if n_out == 1:
+            ograds = [sens]
+        else:
+            ograds = [None] * n_out
+            ograds[root._oidx if root._node is not None else 0] = sens
+            ograds = [g if g is not None else _prim.zeros(shape, dtype, fmt)
+                      for g, (shape, dtype, fmt) in zip(ograds, node.out_meta)]
+        in_grads = _run_fgradient(node, ograds, target_set, node_of)
+        add = _prim.accumulate
+        for i, (inp, g) in enumerate(zip(inputs, in_grads)):
+            if g is None:
+                continue
+            inode = node_of(inp)
+            if inode is None:
+                continue
+            d = inp._data
+            if d.dtype.kind in "iub":
+                continue                # integer inputs get no gradient
+            if type(g) is not Tensor or g._data.shape != d.shape or \
+                    (g._data.dtype is not d.dtype and g._data.dtype != d.dtype):
+                g = _conform(node.op, i, inp, g)
+            prev = got.get(inode)
+            got[inode] = g if prev is None else add(prev, g)
+    if release:
+        for t in node.outputs:
+            t._node = None
+    return list(map(got.get, targets))
 
 
 def _conform(op, index, inp, g):

@@ -15,7 +15,7 @@ tensor. ``node_of`` finds a tensor's node through either.
 import contextlib
 import threading
 
-__all__ = ["Node", "STATE", "record", "make_leaf", "thread_leaf", "node_of", "slot_of", "on_tape",
+__all__ = ["Node", "STATE", "record", "make_leaf", "new_leaf", "thread_leaf", "node_of", "slot_of", "on_tape",
            "recording", "paused", "is_recording"]
 
 
@@ -113,11 +113,23 @@ def record(op, inputs, outputs, attrs):
     return node
 
 
+def _plain_leaf(tensor):
+    """A leaf node for ``tensor`` (``Node(None, {}, (), (tensor,))`` without the __init__ frame)."""
+    d = tensor._data
+    node = _new_node(Node)
+    node.op = None
+    node.attrs = _NO_ATTRS
+    node.inputs = ()
+    node.outputs = (tensor,)
+    node.out_meta = [(d.shape, d.dtype, tensor._format)]
+    return node
+
+
 def _leaf_node(tensor):
     """A leaf node for ``tensor``: linked to its outer-tape node when it has one (grad of grad)."""
     outer_node = node_of(tensor)
     if outer_node is None:
-        return Node(None, _NO_ATTRS, (), (tensor,))
+        return _plain_leaf(tensor)
     outer = tensor._wrap(tensor._data, tensor._format)     # a plain Tensor over the same data
     outer._node, outer._oidx = slot_of(tensor)
     return Node(_Identity, {}, (outer,), (tensor,))
@@ -133,6 +145,29 @@ def make_leaf(tensor):
     tensor._node = node
     tensor._oidx = 0
     return node
+
+
+def new_leaf(tensor):
+    """``(leaf, node)``: a new Tensor over ``tensor``'s data made a gradient target, and its leaf node.
+
+    ``tensor`` itself is not modified; when it is on an outer tape the leaf links
+    to it (grad of grad), as ``make_leaf`` does.
+    """
+    leaf = tensor._wrap(tensor._data, tensor._format)
+    if tensor._node is None and not STATE.leaves:          # on no tape: a plain leaf (_plain_leaf, inline)
+        d = tensor._data
+        node = _new_node(Node)
+        node.op = None
+        node.attrs = _NO_ATTRS
+        node.inputs = ()
+        node.outputs = (leaf,)
+        node.out_meta = [(d.shape, d.dtype, tensor._format)]
+    else:
+        leaf._node, leaf._oidx = slot_of(tensor)
+        node = _leaf_node(leaf)
+    leaf._node = node
+    leaf._oidx = 0
+    return leaf, node
 
 
 @contextlib.contextmanager

@@ -58,8 +58,24 @@ def functional(op, doc, arg_names=None):
     """
     name = op.name
     if op.num_inputs == 2:
+        get = _SCALARS.get
+
         def convert(args):
-            return pair_named(args[0], args[1], name)
+            x, y = args
+            # a Python number next to a Tensor, converted before: its cached array (see scalar_like)
+            if type(y) is Tensor:
+                tx = type(x)
+                if tx is float or tx is int:
+                    arr = get((tx, x, y._data.dtype))
+                    if arr is not None:
+                        return _wrap(arr), y
+            elif type(x) is Tensor:
+                ty = type(y)
+                if ty is float or ty is int:
+                    arr = get((ty, y, x._data.dtype))
+                    if arr is not None:
+                        return x, _wrap(arr)
+            return pair_named(x, y, name)
     else:
         def convert(args):
             return (tensor_arg(args[0], name),)
@@ -77,15 +93,35 @@ def no_grad(ins, outs, g, a):
 
 
 # ------------------------------------------------------------------ operands
+# (type, value, dtype) -> the read-only 0-d array of a Python number converted next to a tensor
+# (``2 * x`` in a bprop converts the same number on every call). Read-only, so that nothing can
+# change a value another call shares; zeros (0.0 and -0.0 compare equal) and NaN (never equal)
+# are not cached; the table starts over when it holds MAX_SCALARS entries.
+_SCALARS = {}
+MAX_SCALARS = 256
+
+
 def scalar_like(value, like):
     """``value`` as a Tensor; a Python int/float takes ``like``'s dtype when its kind fits."""
-    kind = like._data.dtype.kind
+    dtype = like._data.dtype
+    kind = dtype.kind
     tv = type(value)
     if (tv is float and kind == "f") or (tv is int and kind in "iuf"):
+        key = (tv, value, dtype)
+        arr = _SCALARS.get(key)
+        if arr is not None:
+            return _wrap(arr)
         try:
-            return _wrap(np.asarray(value, like._data.dtype))
+            arr = np.asarray(value, dtype)
         except OverflowError:           # e.g. 300 next to uint8: keep it as int64
             return Tensor(value)
+        if value and value == value:
+            if len(_SCALARS) >= MAX_SCALARS:
+                _SCALARS.clear()
+            arr.flags.writeable = False
+            _SCALARS[key] = arr
+            return _wrap(arr)
+        return _wrap(arr)
     return as_tensor(value, like)
 
 
