@@ -14,11 +14,14 @@ import sys
 from collections import Counter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+HERE = os.path.dirname(os.path.abspath(__file__))
+# the fuzz module is imported by the name pytest gives it (``reliability.custom_fuzz``: Numba's
+# disk cache records it), and this script's own folder must not shadow that package
+sys.path[:] = [ROOT, os.path.join(ROOT, "tests")] + [p for p in sys.path if os.path.abspath(p or ".") != HERE]
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
-from tests.reliability.custom_fuzz import OOB_KERNELS, cases, run_case, run_child_case  # noqa: E402
+from reliability.custom_fuzz import OOB_KERNELS, cases, run_case, run_child_case  # noqa: E402
 
 
 def main():
