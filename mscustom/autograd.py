@@ -166,9 +166,8 @@ def _run_one(fn, args, p, has_aux, sens):
 def _grad_one(fn, args, p, has_aux=False, sens=None):
     """``(output, gradient)`` of ``fn(*args)`` for argument ``p`` alone (``ms.grad(fn)``'s default).
 
-    ``_run`` and ``_record_and_backward`` in one frame for this case: the
-    argument's leaf comes from ``tape.new_leaf``, a single Tensor output gets
-    the all-ones sensitivity directly.
+    ``_run`` without its lists for this case: the argument's leaf comes from
+    ``tape.new_leaf`` in one step.
     """
     x = args[p]
     if not isinstance(x, Tensor):
@@ -176,26 +175,8 @@ def _grad_one(fn, args, p, has_aux=False, sens=None):
                         f"differentiated, got {type(x).__name__}")
     leaf, target = _new_leaf(x)
     args = (leaf,) if len(args) == 1 else args[:p] + (leaf,) + args[p + 1:]
-    state = _STATE
-    state.depth += 1                    # recording (tape.recording(), without a generator per call)
-    try:
-        out = fn(*args)
-    finally:
-        state.depth -= 1
-    release = not state.depth           # no outer tape reads this graph: backward frees it
-    if type(out) is Tensor and sens is None and not has_aux:     # one output, all-ones sensitivity
-        d = out._data
-        ones = _empty(d.shape, d.dtype)
-        ones.fill(1)
-        seed = _new_tensor(Tensor)      # Tensor._wrap(ones), inline
-        seed._data = ones
-        seed._format = _DEFAULT_FORMAT
-        seed._node = None
-        seed._oidx = 0
-        g = _backward([(out, seed)], [target], release)[0]
-    else:
-        main, _ = _outputs_to_differentiate(fn, out, has_aux)
-        g = _ad.backward(list(zip(main, _sens_for(fn, main, sens))), [target], release)[0]
+    out, (g,) = _record_and_backward(fn, args, has_aux, sens, [target])
+    release = not _STATE.depth          # no outer tape reads this graph: backward freed it
     if g is None:                       # no path from the output: a zero gradient
         g = Tensor._wrap(np.zeros(x._data.shape, x._data.dtype))
     if release:
@@ -215,10 +196,16 @@ def _record_and_backward(fn, args, has_aux, sens, targets):
     finally:
         state.depth -= 1
     if type(out) is Tensor and sens is None and not has_aux:     # one output, all-ones sensitivity
-        ones = _empty(out._data.shape, out._data.dtype)
+        d = out._data
+        ones = _empty(d.shape, d.dtype)
         ones.fill(1)
+        seed = _new_tensor(Tensor)      # Tensor._wrap(ones), inline
+        seed._data = ones
+        seed._format = _DEFAULT_FORMAT
+        seed._node = None
+        seed._oidx = 0
         # release: no outer tape reads this graph, so backward frees it by reference counting
-        return out, _backward([(out, Tensor._wrap(ones))], targets, not state.depth)
+        return out, _backward([(out, seed)], targets, not state.depth)
     main, _ = _outputs_to_differentiate(fn, out, has_aux)
     roots = list(zip(main, _sens_for(fn, main, sens)))
     return out, _ad.backward(roots, targets, not state.depth)

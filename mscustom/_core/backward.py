@@ -153,12 +153,9 @@ def backward(roots, targets, release=False):
             inode = node_of(inp)
             if inode is None or inode not in needed:
                 continue
-            d = inp._data
-            if d.dtype.kind in "iub":
-                continue                # integer inputs get no gradient
-            if type(g) is not Tensor or g._data.shape != d.shape or \
-                    (g._data.dtype is not d.dtype and g._data.dtype != d.dtype):
-                g = _conform(node.op, i, inp, g)
+            g = _fit(node.op, i, inp, g)
+            if g is None:
+                continue
             idx = inp._oidx if inp._node is not None else 0
             slot = grads.get(inode)
             if slot is None:
@@ -204,18 +201,26 @@ def _backward_one(node, root, sens, targets, target_set, node_of, release, reach
             inode = node_of(inp)
             if inode is None:
                 continue
-            d = inp._data
-            if d.dtype.kind in "iub":
-                continue                # integer inputs get no gradient
-            if type(g) is not Tensor or g._data.shape != d.shape or \
-                    (g._data.dtype is not d.dtype and g._data.dtype != d.dtype):
-                g = _conform(node.op, i, inp, g)
+            g = _fit(node.op, i, inp, g)
+            if g is None:
+                continue
             prev = got.get(inode)
             got[inode] = g if prev is None else add(prev, g)
     if release:
         for t in node.outputs:
             t._node = None
     return list(map(got.get, targets))
+
+
+def _fit(op, index, inp, g):
+    """``g`` as the gradient of ``inp`` (its shape and dtype), or None for an integer input."""
+    d = inp._data
+    if d.dtype.kind in "iub":
+        return None                     # integer inputs get no gradient
+    if type(g) is not Tensor or g._data.shape != d.shape or \
+            (g._data.dtype is not d.dtype and g._data.dtype != d.dtype):
+        return _conform(op, index, inp, g)
+    return g
 
 
 def _conform(op, index, inp, g):

@@ -154,14 +154,8 @@ def new_leaf(tensor):
     to it (grad of grad), as ``make_leaf`` does.
     """
     leaf = tensor._wrap(tensor._data, tensor._format)
-    if tensor._node is None and not STATE.leaves:          # on no tape: a plain leaf (_plain_leaf, inline)
-        d = tensor._data
-        node = _new_node(Node)
-        node.op = None
-        node.attrs = _NO_ATTRS
-        node.inputs = ()
-        node.outputs = (leaf,)
-        node.out_meta = [(d.shape, d.dtype, tensor._format)]
+    if tensor._node is None and not STATE.leaves:          # on no tape: a plain leaf
+        node = _plain_leaf(leaf)
     else:
         leaf._node, leaf._oidx = slot_of(tensor)
         node = _leaf_node(leaf)

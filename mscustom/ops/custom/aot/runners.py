@@ -377,60 +377,57 @@ class CudaDevice:
         d_fixed += [(descs.n + j, cuda.device_array(w.shape, w.dtype, stream=stream))
                     for j, w in enumerate(call.workspace)]
 
-        if guarded:
-            def run(attrs, inputs, req, outputs):
-                timed = _TIMING[0]
-                if timed:
-                    t0 = perf()
-                p = ffi.new("void *[]", n)
-                d_in = [cuda.to_device(np.ascontiguousarray(a), stream=stream) for a in inputs]
-                guards = _guards.GuardedOutputs(cuda, outputs, stream)
-                for k, d in d_fixed:
-                    p[k] = ffi.cast("void *", device_ptr(d))
-                for k, d in zip(descs.slots, d_in):
-                    p[k] = ffi.cast("void *", device_ptr(d))
-                for k, d in zip(descs.out_slots, guards.views):
-                    p[k] = ffi.cast("void *", device_ptr(d))
-                rc = fn(n, p, descs.ndims, descs.shapes, descs.dtypes, stream_ptr, call.extra)
-                for j, where in guards.overruns():       # waits for the stream
-                    raise _overrun_error(call, j, outputs[j], where)
-                if rc:
-                    fail(rc)
-                guards.copy_to_host(outputs)
-                call.check_extra()
-                if stats is not None:
-                    stats["calls"] += 1
-                    if timed:
-                        stats["seconds"] += perf() - t0
-
-            run.keep = (call, d_fixed)
-            return run
-
-        def run(attrs, inputs, req, outputs):
-            timed = _TIMING[0]
-            if timed:
-                t0 = perf()
+        def pointers(d_in, d_out):
             p = ffi.new("void *[]", n)
-            d_in = [cuda.to_device(np.ascontiguousarray(a), stream=stream) for a in inputs]
-            d_out = [cuda.device_array(o.shape, o.dtype, stream=stream) for o in outputs]
             for k, d in d_fixed:
                 p[k] = ffi.cast("void *", device_ptr(d))
             for k, d in zip(descs.slots, d_in):
                 p[k] = ffi.cast("void *", device_ptr(d))
             for k, d in zip(descs.out_slots, d_out):
                 p[k] = ffi.cast("void *", device_ptr(d))
-            rc = fn(n, p, descs.ndims, descs.shapes, descs.dtypes, stream_ptr, call.extra)
+            return p
+
+        def to_device(inputs):
+            return [cuda.to_device(np.ascontiguousarray(a), stream=stream) for a in inputs]
+
+        def counted(timed, t0):
+            call.check_extra()
+            if stats is not None:
+                stats["calls"] += 1
+                if timed:
+                    stats["seconds"] += perf() - t0
+
+        if guarded:
+            def run(attrs, inputs, req, outputs):
+                timed = _TIMING[0]
+                t0 = perf() if timed else 0.0
+                d_in = to_device(inputs)
+                guards = _guards.GuardedOutputs(cuda, outputs, stream)
+                rc = fn(n, pointers(d_in, guards.views), descs.ndims, descs.shapes, descs.dtypes, stream_ptr,
+                        call.extra)
+                for j, where in guards.overruns():       # waits for the stream
+                    raise _overrun_error(call, j, outputs[j], where)
+                if rc:
+                    fail(rc)
+                guards.copy_to_host(outputs)
+                counted(timed, t0)
+
+            run.keep = (call, d_fixed)
+            return run
+
+        def run(attrs, inputs, req, outputs):
+            timed = _TIMING[0]
+            t0 = perf() if timed else 0.0
+            d_in = to_device(inputs)
+            d_out = [cuda.device_array(o.shape, o.dtype, stream=stream) for o in outputs]
+            rc = fn(n, pointers(d_in, d_out), descs.ndims, descs.shapes, descs.dtypes, stream_ptr, call.extra)
             if rc:
                 stream.synchronize()
                 fail(rc)
             for d, o in zip(d_out, outputs):
                 d.copy_to_host(o, stream=stream)
             stream.synchronize()
-            call.check_extra()
-            if stats is not None:
-                stats["calls"] += 1
-                if timed:
-                    stats["seconds"] += perf() - t0
+            counted(timed, t0)
 
         run.keep = (call, d_fixed)
         return run
