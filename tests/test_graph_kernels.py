@@ -87,3 +87,23 @@ def test_transpose_view_has_the_eager_values():
         view = op.attrs["FView"]({"perm": perm}, [x])
         assert np.shares_memory(view, x)
         np.testing.assert_array_equal(view, op.attrs["FComputeAlloc<cpu>"]({"perm": perm}, [x]))
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("ignore_index", [None, 2])
+@pytest.mark.parametrize("shape", [(6, 5), (2, 3, 4), (0, 3)])
+def test_fused_loss_and_gradient_equal_the_two_eager_kernels(reduction, ignore_index, shape):
+    loss_op, grad_op = get_op("sparse_softmax_cross_entropy"), get_op("sparse_softmax_cross_entropy_grad")
+    partner, n_shared, fused = loss_op.attrs["FFuseInto"]
+    assert (partner, n_shared) == ("sparse_softmax_cross_entropy_grad", 2)
+    attrs = {"reduction": reduction, "ignore_index": ignore_index}
+    x = _f(*shape) * 4
+    y = RNG.integers(0, shape[-1], shape[:-1]).astype(np.int32)
+    d = np.asarray(RNG.standard_normal(y.shape if reduction == "none" else ()), np.float32)
+    loss = np.asarray(loss_op.attrs["FComputeAlloc<cpu>"](attrs, [x, y]))
+    grad = grad_op.attrs["FComputeAlloc<cpu>"](attrs, [x, y, d])
+    outs = [np.full(loss.shape, 123, np.float32), np.full(x.shape, 123, np.float32)]
+    with np.errstate(all="ignore"):
+        fused(attrs, [x, y, d], outs)
+    np.testing.assert_array_equal(outs[0], loss)
+    np.testing.assert_array_equal(outs[1], grad)

@@ -504,3 +504,47 @@ def test_a_tensor_built_from_a_traced_tensor_is_rebuilt_on_every_replay():
         assert out.dtype == ms.float64
         np.testing.assert_array_equal(out.asnumpy(), [2 * v + 1])
     assert f.stats["replayed"] == 2
+
+
+def _ce_step_modes(step):
+    rec = step.__dict__["_graph_fn"].records
+    (variants,) = rec.values()
+    return variants[0].describe()["modes"]
+
+
+def test_loss_and_its_gradient_run_as_one_fused_kernel_with_eager_results():
+    def build():
+        ms.set_seed(3)
+        net = nn.SequentialCell(nn.Dense(6, 8), nn.ReLU(), nn.Dense(8, 4))
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), 0.1))
+        return step.set_train(), net
+    rng = np.random.default_rng(2)
+    batches = [(ms.Tensor(rng.standard_normal((5, 6)).astype(np.float32)),
+                ms.Tensor(rng.integers(0, 4, 5).astype(np.int32))) for _ in range(3)]
+    eager, eager_net = build()
+    want = [float(eager(x, y).asnumpy()) for x, y in batches]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        graph, graph_net = build()
+        got = [float(graph(x, y).asnumpy()) for x, y in batches]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert got == want
+    for a, b in zip(eager_net.trainable_params(), graph_net.trainable_params()):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    assert _ce_step_modes(graph).get("fused") == 1
+
+
+def test_a_gradient_whose_scale_comes_from_the_loss_is_not_fused_and_stays_right():
+    from mscustom.ops._loss_ops import sparse_softmax_cross_entropy as sce
+    y = ms.Tensor(np.array([0, 2, 1], np.int32))
+    grad_fn = ms.grad(lambda z: sce(z, y) * sce(z, y))        # dloss = 2 * loss: made after the loss
+    z = ms.Tensor(np.random.default_rng(4).standard_normal((3, 4)).astype(np.float32))
+    f = ms.jit(grad_fn)
+    want = grad_fn(z).asnumpy()
+    for _ in range(2):
+        np.testing.assert_array_equal(f(z).asnumpy(), want)
+    (variants,) = f.records.values()
+    assert "fused" not in variants[0].describe()["modes"]
+

@@ -37,6 +37,7 @@ __all__ = ["sparse_softmax_cross_entropy", "sparse_softmax_cross_entropy_grad", 
 
 _REDUCTIONS = ("none", "mean", "sum")
 _add_reduce = np.add.reduce
+_max_reduce = np.maximum.reduce
 
 
 # ------------------------------------------------------------------ rules
@@ -87,32 +88,49 @@ def _keep(labels, ignore_index):
     return np.where(keep, labels, 0), keep, max(int(np.count_nonzero(keep)), 1)
 
 
-_ROWS = {}
+_STARTS = {}
 
 
-def _rows(n):
-    """``np.arange(n)`` (cached: the row index of every call with a batch of n samples)."""
-    r = _ROWS.get(n)
-    if r is None:
-        r = _ROWS[n] = np.arange(n)
-    return r
+def _picks(labels, c):
+    """Flat indices ``row * c + label`` of each sample's labelled logit in a C-contiguous ``(n, c)`` array.
+
+    One flat gather or scatter with these is several times cheaper than
+    indexing with the pair ``(np.arange(n), labels)``.
+    """
+    n = labels.size
+    starts = _STARTS.get((n, c))
+    if starts is None:
+        starts = _STARTS[(n, c)] = np.arange(0, n * c, c, dtype=np.intp)
+    return np.add(starts, labels.reshape(-1))
 
 
-def _per_sample(x, labels, keep, out=None):
-    """``log(sum(exp(x - max))) - (x[label] - max)`` per sample, written into ``out`` when given."""
-    c = x.shape[-1]
-    x2 = x.reshape(-1, c)
-    m = x2.max(axis=1)
-    shifted = np.subtract(x2, m[:, None])
-    np.exp(shifted, out=shifted)
-    s = _add_reduce(shifted, 1)
-    picked = x2[_rows(x2.shape[0]), labels.reshape(-1)]
-    picked -= m
-    loss = np.log(s, out=None if out is None else out.reshape(-1))
+def _exp_shifted(x2, p):
+    """``p = exp(x2 - rowmax)``; returns (rowmax, rowsum of p), both (n, 1)."""
+    m = _max_reduce(x2, 1, None, None, True)
+    np.subtract(x2, m, out=p)
+    np.exp(p, out=p)
+    return m, _add_reduce(p, 1, None, None, True)
+
+
+def _per_sample_from(x2, m, s, picks, keep, out=None):
+    """``log(s) - (x2[label] - m)`` per sample (flat), written into ``out`` when given."""
+    picked = x2.take(picks)
+    picked -= m.reshape(-1)
+    loss = np.log(s.reshape(-1), out=out)
     loss -= picked
     if keep is not None:
         loss *= keep.reshape(-1)
-    return loss.reshape(labels.shape) if out is None else out
+    return loss
+
+
+def _reduce_loss(loss, red, count, dtype, n):
+    """The reduced loss (a 0-d array of ``dtype``) from the per-sample losses."""
+    total = _add_reduce(loss, None)
+    if red == "sum":
+        return np.asarray(total, dtype)
+    if not n:
+        return np.asarray(np.nan, dtype)        # the mean of no samples, as np.mean (without its warning)
+    return np.asarray(total / count, dtype)
 
 
 def loss_into(attrs, ins, out=None):
@@ -120,15 +138,29 @@ def loss_into(attrs, ins, out=None):
     x, labels = ins
     safe, keep, count = _keep(labels, attrs["ignore_index"])
     red = attrs["reduction"]
-    loss = _per_sample(x, safe, keep, out if red == "none" else None)
+    c = x.shape[-1]
+    x2 = x.reshape(-1, c)
+    m, s = _exp_shifted(x2, np.empty(x2.shape, x2.dtype))
+    if red == "none" and out is not None and not out.flags.c_contiguous:
+        np.copyto(out, loss_into(attrs, ins))     # the flat view below must be out itself
+        return out
+    flat_out = None if red != "none" or out is None else out.reshape(-1)
+    loss = _per_sample_from(x2, m, s, _picks(safe, c), keep, flat_out)
     if red == "none":
-        return loss
-    total = _add_reduce(loss, None)
-    if red == "sum":
-        return np.asarray(total, x.dtype)
-    if not labels.size:
-        return np.asarray(np.nan, x.dtype)      # the mean of no samples, as np.mean (without its warning)
-    return np.asarray(total / count, x.dtype)
+        return loss.reshape(labels.shape) if out is None else out
+    return _reduce_loss(loss, red, count, x.dtype, labels.size)
+
+
+def _finish_grad(p, picks, keep, count, dloss, red):
+    """``p`` holds softmax rows: subtract the one-hot labels, scale by ``dloss`` (/ count for "mean")."""
+    p.reshape(-1)[picks] -= 1
+    if red == "none":
+        scale = dloss if keep is None else dloss * keep
+        p *= scale.reshape(-1, 1)
+    else:
+        p *= dloss / count if red == "mean" else dloss
+        if keep is not None:
+            p *= keep.reshape(-1, 1)
 
 
 def grad_into(attrs, ins, o):
@@ -141,20 +173,40 @@ def grad_into(attrs, ins, o):
     if x.size == 0:
         return o
     c = x.shape[-1]
-    x2, p = x.reshape(-1, c), o.reshape(-1, c)
-    np.subtract(x2, x2.max(axis=1, keepdims=True), out=p)
-    np.exp(p, out=p)
-    p /= _add_reduce(p, 1, None, None, True)
-    p[_rows(p.shape[0]), safe.reshape(-1)] -= 1
-    red = attrs["reduction"]
-    if red == "none":
-        scale = dloss if keep is None else dloss * keep
-        p *= scale.reshape(-1, 1)
-    else:
-        p *= dloss / count if red == "mean" else dloss
-        if keep is not None:
-            p *= keep.reshape(-1, 1)
+    p = o.reshape(-1, c)
+    _, s = _exp_shifted(x.reshape(-1, c), p)
+    p /= s
+    _finish_grad(p, _picks(safe, c), keep, count, dloss, attrs["reduction"])
     return o
+
+
+def loss_and_grad_into(attrs, ins, loss_out, grad_out):
+    """The loss and its gradient together, sharing the shifted exponentials (graph mode fuses the two ops).
+
+    ``ins`` = (logits, labels, dloss); writes exactly what ``loss_into`` and
+    ``grad_into`` give: the loss into ``loss_out`` (per sample or 0-d), the
+    gradient into ``grad_out``.
+    """
+    x, labels, dloss = ins
+    red = attrs["reduction"]
+    if x.size == 0 or not grad_out.flags.c_contiguous:
+        if red == "none":
+            loss_into(attrs, ins[:2], loss_out)
+        else:
+            loss_out[...] = loss_into(attrs, ins[:2])
+        grad_into(attrs, ins, grad_out)
+        return
+    safe, keep, count = _keep(labels, attrs["ignore_index"])
+    c = x.shape[-1]
+    x2, p = x.reshape(-1, c), grad_out.reshape(-1, c)
+    m, s = _exp_shifted(x2, p)
+    picks = _picks(safe, c)
+    if red == "none":
+        _per_sample_from(x2, m, s, picks, keep, loss_out.reshape(-1))
+    else:
+        loss_out[...] = _reduce_loss(_per_sample_from(x2, m, s, picks, keep), red, count, x.dtype, labels.size)
+    p /= s
+    _finish_grad(p, picks, keep, count, dloss, red)
 
 
 def _loss_compute(attrs, ins):
