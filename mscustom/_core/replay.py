@@ -259,6 +259,7 @@ class Record:
                     release.setdefault(max(last_use.get(g, j), j), []).append((key, buf))
             for key, buf in release.pop(j, ()):
                 free.setdefault(key, []).append(buf)
+        self._groups, self._last_use = groups, last_use
         self.arena_bytes = sum(b.nbytes for b in {id(b): b for b in self.buffers.values()}.values())
 
     # ----------------------------------------------------------------- code generation
@@ -358,6 +359,9 @@ class Record:
                     for k, s in enumerate(st.outs):
                         emit(f"    v{s} = r[{k}]")
                         defined.add(s)
+            elif st.kind == "effect" and getattr(st.fn, "accepts_scratch", False):
+                ns[f"F{j}"], ns[f"X{j}"] = st.fn, self._scratch_flags(j, st)
+                emit(f"    F{j}({args}, scratch=X{j})")
             elif st.kind in ("effect", "check"):
                 ns[f"F{j}"] = st.fn
                 emit(f"    F{j}({args})")
@@ -382,6 +386,23 @@ class Record:
         code = compile(source, "<mscustom graph replay>", "exec")
         exec(code, ns)
         return source, ns["replay"]
+
+    def _scratch_flags(self, j, st):
+        """Per input of effect step ``j``: True where the value is an arena buffer nobody reads afterwards.
+
+        An effect whose function has ``accepts_scratch = True`` is called with
+        ``scratch=`` these flags and may overwrite those arrays (an optimizer
+        scales the gradient in place instead of copying it to a work buffer).
+        A value passed twice, returned, or sharing memory with another live
+        value is never scratch.
+        """
+        groups, last_use = self._groups, self._last_use
+        roots = [groups.find(s) for s in st.ins]
+        flags = []
+        for s, g in zip(st.ins, roots):
+            flags.append(s in self.buffers and s not in self.fresh and last_use.get(g) == j
+                         and roots.count(g) == 1)
+        return tuple(flags)
 
     def _build(self, tpl, outs, ns):
         """The expression rebuilding the function's result from the output values (see graph.py)."""

@@ -254,8 +254,13 @@ class Optimizer(Cell):
         _capture.effect(self._apply, *grads)
         return True
 
-    def _apply(self, *grad_arrays):
-        """The update of every parameter from its gradient array (in place)."""
+    def _apply(self, *grad_arrays, scratch=None):
+        """The update of every parameter from its gradient array (in place).
+
+        ``scratch``: None, or one flag per gradient; a True flag says nobody
+        reads that array afterwards (a graph-mode replay's dead buffer), so it
+        is scaled in place instead of being copied to the work buffer first.
+        """
         params = self.parameters
         step = self.global_step
         base_lr = self._lr.at(step)
@@ -265,6 +270,8 @@ class Optimizer(Cell):
         for i, (p, garr) in enumerate(zip(params, grad_arrays)):
             parr = p._data
             work = self._work[i]
+            if scratch is not None and scratch[i] and garr.dtype == work.dtype and garr.flags.c_contiguous:
+                work = garr
             wd = self._weight_decay[i]
             lr = self._group_lr[i]
             if plain and not wd and not self._grad_centralization[i]:
@@ -272,7 +279,8 @@ class Optimizer(Cell):
                 np.multiply(garr, (base_lr if lr is None else lr.at(step)) * inv_scale, out=work)
                 np.subtract(parr, work, out=parr)
                 continue
-            np.copyto(work, garr)
+            if work is not garr:
+                np.copyto(work, garr)
             if wd and self._decay_in_grad:
                 work += wd * parr               # L2 weight decay, added to the gradient
             if self._grad_centralization[i] and work.ndim == 4:
@@ -282,6 +290,7 @@ class Optimizer(Cell):
             self._update(i, parr, work, base_lr if lr is None else lr.at(step))
 
     _apply.accepts_strided = True       # graph mode may pass gradients as strided views (copied first)
+    _apply.accepts_scratch = True       # graph mode says which gradients are dead buffers (used as work)
 
     def _update(self, i, param, grad, lr):
         raise TypeError(f"{type(self).__name__} is an Optimizer subclass without an _update method; "
