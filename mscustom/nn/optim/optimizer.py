@@ -36,6 +36,7 @@ import numpy as np
 from ..._core import capture as _capture
 from ...tensor import Parameter, ParameterTuple, Tensor
 from ..cell import Cell
+from ._one_pass import sub_scaled
 
 __all__ = ["Optimizer"]
 
@@ -257,9 +258,11 @@ class Optimizer(Cell):
     def _apply(self, *grad_arrays, scratch=None):
         """The update of every parameter from its gradient array (in place).
 
-        ``scratch``: None, or one flag per gradient; a True flag says nobody
-        reads that array afterwards (a graph-mode replay's dead buffer), so it
-        is scaled in place instead of being copied to the work buffer first.
+        ``scratch``: None, or one flag per gradient (given by graph-mode
+        replays only); a True flag says nobody reads that array afterwards (a
+        dead arena buffer), so it is scaled in place instead of being copied
+        to the work buffer first. Plain SGD in a replay updates in one pass
+        (``_one_pass.sub_scaled``, bit-identical to the two NumPy passes).
         """
         params = self.parameters
         step = self.global_step
@@ -275,8 +278,11 @@ class Optimizer(Cell):
             wd = self._weight_decay[i]
             lr = self._group_lr[i]
             if plain and not wd and not self._grad_centralization[i]:
+                scale = (base_lr if lr is None else lr.at(step)) * inv_scale
+                if scratch is not None and sub_scaled(parr, garr, scale):
+                    continue                    # a graph replay: one pass (Numba), the same values
                 # p -= lr * g in two passes (the scaling doubles as the copy)
-                np.multiply(garr, (base_lr if lr is None else lr.at(step)) * inv_scale, out=work)
+                np.multiply(garr, scale, out=work)
                 np.subtract(parr, work, out=parr)
                 continue
             if work is not garr:
