@@ -148,3 +148,14 @@ def test_dense_errors_name_the_op():
         ops.dense(x, w, _logits(3))
     with pytest.raises(TypeError, match="op 'dense': weight must be a Tensor, got list"):
         ops.dense(x, [[1.0, 2.0, 3.0]])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"])
+def test_label_range_check_for_every_integer_dtype(dtype):
+    from mscustom.ops._loss_ops import LabelRange
+    check = LabelRange("Loss", 10)
+    check(np.array([0, 9, 3], dtype))                        # in range: nothing happens
+    check(np.array([], dtype))
+    bad = [0, 10] if dtype.startswith("u") else [0, -1]
+    with pytest.raises(ValueError, match=f"Loss: label {bad[1]} is out of range for 10 classes"):
+        check(np.array(bad, dtype))

@@ -267,6 +267,10 @@ _GRAD = defop("sparse_softmax_cross_entropy_grad", 3, _grad_compute, _grad_shape
 
 
 # ------------------------------------------------------------------ functional forms
+_UNSIGNED = {np.dtype(t): np.dtype(t.replace("int", "uint")) for t in ("int8", "int16", "int32", "int64")}
+_UNSIGNED.update({np.dtype(t): np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64")})
+
+
 class LabelRange:
     """Raises when a class index is out of range (a check that graph-mode replays repeat)."""
 
@@ -274,10 +278,10 @@ class LabelRange:
         self.who, self.n_classes, self.ignore_index = who, n_classes, ignore_index
 
     def __call__(self, data):
-        if self.ignore_index is None and data.dtype.kind in "iu" and data.size:
+        if self.ignore_index is None and data.size:
             # one pass: negative labels read as unsigned are huge, so max < n_classes means all in range
-            unsigned = data.view(data.dtype.str.replace("i", "u")) if data.dtype.kind == "i" else data
-            if unsigned.max() < self.n_classes:
+            unsigned = _UNSIGNED.get(data.dtype)
+            if unsigned is not None and _max_reduce(data.view(unsigned), None) < self.n_classes:
                 return
         valid = data if self.ignore_index is None else data[data != self.ignore_index]
         if valid.size and (valid.min() < 0 or valid.max() >= self.n_classes):
