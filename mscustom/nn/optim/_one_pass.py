@@ -1,4 +1,4 @@
-"""``p -= lr * g`` in one pass over memory, for graph-mode replays of plain SGD.
+"""``p -= lr * g`` in one pass over memory, for plain SGD on large parameters.
 
 NumPy needs two passes for the update (``w = g * lr`` then ``p -= w``): the
 gradient is read twice and a full-size array written once more. A Numba loop
@@ -9,8 +9,11 @@ the product rounded, then the difference; no fused multiply-add, as Numba
 compiles without fast-math), so the parameters are bit-identical to the
 two-pass update (tests check it).
 
-Compiled on first use (graph mode only: a replay is compiled code already),
-with Numba's on-disk cache.
+Used for arrays of at least ``MIN_SIZE`` elements only (smaller ones stay in
+cache, where the two ufunc calls cost about as much), so small models never
+load Numba. The first such update in a process imports Numba and loads the
+compiled loop from Numba's disk cache (about 0.7 s; 1-2 s the very first
+time, when it compiles).
 """
 
 import numpy as np
@@ -34,7 +37,7 @@ def _compile():
         return numba.njit(nogil=True)(sub_scaled_1d)
 
 
-MIN_SIZE = 4096        # smaller arrays: the two NumPy calls cost less than one call into Numba
+MIN_SIZE = 1 << 15     # smaller arrays stay in cache: two NumPy calls cost about as much (and need no Numba)
 
 
 def sub_scaled(p, g, scale):

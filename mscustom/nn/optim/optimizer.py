@@ -261,8 +261,8 @@ class Optimizer(Cell):
         ``scratch``: None, or one flag per gradient (given by graph-mode
         replays only); a True flag says nobody reads that array afterwards (a
         dead arena buffer), so it is scaled in place instead of being copied
-        to the work buffer first. Plain SGD in a replay updates in one pass
-        (``_one_pass.sub_scaled``, bit-identical to the two NumPy passes).
+        to the work buffer first. Plain SGD updates large parameters in one
+        pass (``_one_pass.sub_scaled``, bit-identical to the two NumPy passes).
         """
         params = self.parameters
         step = self.global_step
@@ -279,8 +279,8 @@ class Optimizer(Cell):
             lr = self._group_lr[i]
             if plain and not wd and not self._grad_centralization[i]:
                 scale = (base_lr if lr is None else lr.at(step)) * inv_scale
-                if scratch is not None and sub_scaled(parr, garr, scale):
-                    continue                    # a graph replay: one pass (Numba), the same values
+                if sub_scaled(parr, garr, scale):
+                    continue                    # a large array: one pass (Numba), the same values
                 # p -= lr * g in two passes (the scaling doubles as the copy)
                 np.multiply(garr, scale, out=work)
                 np.subtract(parr, work, out=parr)
