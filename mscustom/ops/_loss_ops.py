@@ -180,6 +180,78 @@ def grad_into(attrs, ins, o):
     return o
 
 
+# ------------------------------------------------------------------ the fused kernel's row loops (Numba)
+# For small batches the fused kernel is some twenty NumPy calls on tiny arrays; two Numba loops do the
+# per-row work (row max and shift; the per-sample loss, the division by the row sums, the one-hot
+# subtraction and the scaling) in NumPy's per-element operations and order, while exp, log and the
+# reductions stay NumPy's own (so the results are bit-identical to the NumPy path; tests check it).
+# Graph replays only (eager never loads Numba for this); compiled on first use, disk-cached.
+_ROW_LOOPS = []
+_ROW_LOOP_MAX = 1 << 16         # elements; larger logits: NumPy's vectorised loops win
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _shift_rows(x, p, m):
+    n, c = x.shape
+    for i in range(n):
+        mx = x[i, 0]
+        for j in range(1, c):
+            if mx != mx:                    # NaN: the row maximum stays NaN (as np.maximum)
+                break
+            v = x[i, j]
+            if not mx >= v:
+                mx = v
+        m[i] = mx
+        for j in range(c):
+            p[i, j] = x[i, j] - mx
+
+
+def _finish_rows(x, labels, m, s, ls, p, loss, k, one):
+    n, c = p.shape
+    for i in range(n):
+        lab = labels[i]
+        if lab < 0 or lab >= c:
+            return i                        # out of range: nothing indexed, the caller raises
+        loss[i] = ls[i] - (x[i, lab] - m[i])
+        si = s[i]
+        for j in range(c):
+            p[i, j] = p[i, j] / si
+        p[i, lab] = p[i, lab] - one
+        for j in range(c):
+            p[i, j] = p[i, j] * k
+    return -1
+
+
+def _row_loops():
+    if not _ROW_LOOPS:
+        import numba
+        try:
+            jit = numba.njit(nogil=True, cache=True)
+            loops = (jit(_shift_rows), jit(_finish_rows))
+        except Exception:       # no writable cache location: compile in memory only
+            loops = (numba.njit(nogil=True)(_shift_rows), numba.njit(nogil=True)(_finish_rows))
+        _ROW_LOOPS[:] = loops
+    return _ROW_LOOPS
+
+
+def _loss_and_grad_rows(x2, labels, dloss, red, loss_out, p):
+    """The fused kernel for 2-D logits, no ignore_index, "mean" or "sum", with the Numba row loops."""
+    n, dt = x2.shape[0], x2.dtype
+    shift, finish = _row_loops()
+    m = np.empty(n, dt)
+    shift(x2, p, m)
+    np.exp(p, out=p)
+    s = _add_reduce(p, 1)
+    ls = np.log(s)
+    loss = np.empty(n, dt)
+    k = dloss / n if red == "mean" else dloss           # what _finish_grad multiplies by
+    bad = finish(x2, labels, m, s, ls, p, loss, dt.type(k), dt.type(1))
+    if bad >= 0:
+        raise ValueError(f"op 'sparse_softmax_cross_entropy': label {int(labels[bad])} is out of range for "
+                         f"{x2.shape[1]} classes (expected 0 <= label < {x2.shape[1]})")
+    loss_out[...] = _reduce_loss(loss, red, n, dt, n)
+
+
 def loss_and_grad_into(attrs, ins, loss_out, grad_out):
     """The loss and its gradient together, sharing the shifted exponentials (graph mode fuses the two ops).
 
@@ -189,6 +261,11 @@ def loss_and_grad_into(attrs, ins, loss_out, grad_out):
     """
     x, labels, dloss = ins
     red = attrs["reduction"]
+    if red != "none" and attrs["ignore_index"] is None and x.ndim == 2 and 0 < x.size <= _ROW_LOOP_MAX \
+            and x.dtype in _FLOATS and dloss.dtype == x.dtype and x.flags.c_contiguous \
+            and grad_out.flags.c_contiguous and labels.flags.c_contiguous and labels.dtype.kind in "iu":
+        _loss_and_grad_rows(x, labels, dloss, red, loss_out, grad_out)
+        return
     if x.size == 0 or not grad_out.flags.c_contiguous:
         if red == "none":
             loss_into(attrs, ins[:2], loss_out)
