@@ -159,3 +159,12 @@ def test_label_range_check_for_every_integer_dtype(dtype):
     bad = [0, 10] if dtype.startswith("u") else [0, -1]
     with pytest.raises(ValueError, match=f"Loss: label {bad[1]} is out of range for 10 classes"):
         check(np.array(bad, dtype))
+
+
+def test_row_start_cache_stays_bounded_when_batch_sizes_keep_changing():
+    from mscustom.ops import _loss_ops
+    for n in range(1, 3 * _loss_ops._MAX_STARTS):
+        z = _logits(n, 3)
+        y = ms.Tensor(np.zeros(n, np.int32))
+        np.testing.assert_allclose(sce(z, y, "sum").asnumpy(), _reference(z, y, "sum"), rtol=1e-5, atol=1e-6)
+    assert len(_loss_ops._STARTS) <= _loss_ops._MAX_STARTS

@@ -89,6 +89,7 @@ def _keep(labels, ignore_index):
 
 
 _STARTS = {}
+_MAX_STARTS = 64                # (n, c) pairs kept; batch sizes that keep changing start the cache over
 
 
 def _picks(labels, c):
@@ -100,6 +101,8 @@ def _picks(labels, c):
     n = labels.size
     starts = _STARTS.get((n, c))
     if starts is None:
+        if len(_STARTS) >= _MAX_STARTS:
+            _STARTS.clear()
         starts = _STARTS[(n, c)] = np.arange(0, n * c, c, dtype=np.intp)
     return np.add(starts, labels.reshape(-1))
 
