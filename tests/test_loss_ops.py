@@ -168,3 +168,13 @@ def test_row_start_cache_stays_bounded_when_batch_sizes_keep_changing():
         y = ms.Tensor(np.zeros(n, np.int32))
         np.testing.assert_allclose(sce(z, y, "sum").asnumpy(), _reference(z, y, "sum"), rtol=1e-5, atol=1e-6)
     assert len(_loss_ops._STARTS) <= _loss_ops._MAX_STARTS
+
+
+def test_gradient_op_called_directly_checks_the_labels_range():
+    z = _logits(4, 3)
+    d = ms.Tensor(np.asarray(1.0, np.float32))
+    for bad in (3, -1):
+        y = ms.Tensor(np.array([0, bad, 1, 2], np.int32))
+        with pytest.raises(ValueError, match=f"op 'sparse_softmax_cross_entropy_grad': label {bad} is out of "
+                                             "range for 3 classes"):
+            sce_grad(z, y, d)

@@ -14,7 +14,7 @@ logits) and the ``SparseSoftmaxCrossEntropyWithLogits`` primitive use it.
 ``ignore_index``: None, or a label value whose samples count nothing (their
 loss and gradient are 0; "mean" divides by the number of the others, or by 1
 when there are none). The kernels expect labels in ``[0, C)`` (or equal to
-``ignore_index``); the functional form checks them through
+``ignore_index``); both functional forms check them through
 ``capture.check``, so graph-mode replays check them again.
 
 Both ops are differentiable again: the gradient op's own gradient is built
@@ -418,10 +418,14 @@ def sparse_softmax_cross_entropy_grad(logits, labels, dloss, reduction="mean", i
 
     The gradient of ``sparse_softmax_cross_entropy`` with respect to the
     logits, as an op (so it is differentiable again). ``dloss`` has the loss's
-    shape: per sample for "none", a scalar otherwise.
+    shape: per sample for "none", a scalar otherwise. Labels out of range
+    raise a ValueError naming the op, now and in every graph-mode replay.
     """
     logits = tensor_arg(logits, "sparse_softmax_cross_entropy_grad")
     labels = tensor_arg(labels, "sparse_softmax_cross_entropy_grad")
     dloss = tensor_arg(dloss, "sparse_softmax_cross_entropy_grad")
-    return call(_GRAD, (logits, labels, dloss), _attrs(reduction, ignore_index,
-                                                       "op 'sparse_softmax_cross_entropy_grad'"))
+    who = "op 'sparse_softmax_cross_entropy_grad'"
+    attrs = _attrs(reduction, ignore_index, who)
+    if logits._data.ndim and labels._data.dtype.kind in "iu":
+        _capture.check(_label_check(who, logits._data.shape[-1], attrs["ignore_index"]), labels)
+    return call(_GRAD, (logits, labels, dloss), attrs)
