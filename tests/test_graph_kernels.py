@@ -87,3 +87,45 @@ def test_transpose_view_has_the_eager_values():
         view = op.attrs["FView"]({"perm": perm}, [x])
         assert np.shares_memory(view, x)
         np.testing.assert_array_equal(view, op.attrs["FComputeAlloc<cpu>"]({"perm": perm}, [x]))
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("ignore_index", [None, 2])
+@pytest.mark.parametrize("shape", [(6, 5), (2, 3, 4), (0, 3), (64, 10), (3, 1)])
+def test_fused_loss_and_gradient_equal_the_two_eager_kernels(reduction, ignore_index, shape):
+    loss_op, grad_op = get_op("sparse_softmax_cross_entropy"), get_op("sparse_softmax_cross_entropy_grad")
+    partner, n_shared, fused = loss_op.attrs["FFuseInto"]
+    assert (partner, n_shared) == ("sparse_softmax_cross_entropy_grad", 2)
+    attrs = {"reduction": reduction, "ignore_index": ignore_index}
+    x = _f(*shape) * 4
+    y = RNG.integers(0, shape[-1], shape[:-1]).astype(np.int32)
+    d = np.asarray(RNG.standard_normal(y.shape if reduction == "none" else ()), np.float32)
+    loss = np.asarray(loss_op.attrs["FComputeAlloc<cpu>"](attrs, [x, y]))
+    grad = grad_op.attrs["FComputeAlloc<cpu>"](attrs, [x, y, d])
+    outs = [np.full(loss.shape, 123, np.float32), np.full(x.shape, 123, np.float32)]
+    with np.errstate(all="ignore"):
+        fused(attrs, [x, y, d], outs)
+    np.testing.assert_array_equal(outs[0], loss)
+    np.testing.assert_array_equal(outs[1], grad)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_loss_row_loops_match_numpy_on_special_values(dtype):
+    """The Numba row loops (2-d logits, mean/sum) against the NumPy kernels: NaN, inf, huge and tied logits."""
+    from mscustom.ops import _loss_ops
+    rng = np.random.default_rng(12)
+    x = (rng.standard_normal((40, 7)) * 30).astype(dtype)
+    x[0, 3], x[1, :] = np.nan, 5.0
+    x[2, 0], x[3, 2], x[4, :] = np.inf, -np.inf, -1e30
+    y = rng.integers(0, 7, 40).astype(np.int64)
+    for reduction in ("mean", "sum"):
+        attrs = {"reduction": reduction, "ignore_index": None}
+        d = np.asarray(1.7, dtype)
+        loss, grad = np.empty((), dtype), np.empty(x.shape, dtype)
+        _loss_ops.loss_and_grad_into(attrs, (x, y, d), loss, grad)
+        np.testing.assert_array_equal(loss, _loss_ops.loss_into(attrs, (x, y)))
+        np.testing.assert_array_equal(grad, _loss_ops.grad_into(attrs, (x, y, d), np.empty(x.shape, dtype)))
+    assert _loss_ops._ROW_LOOPS, "the row loops were not used"
+    with pytest.raises(ValueError, match="op 'sparse_softmax_cross_entropy': label 7 is out of range for 7"):
+        _loss_ops.loss_and_grad_into(attrs, (x, np.full(40, 7, np.int64), d), loss, grad)

@@ -504,3 +504,92 @@ def test_a_tensor_built_from_a_traced_tensor_is_rebuilt_on_every_replay():
         assert out.dtype == ms.float64
         np.testing.assert_array_equal(out.asnumpy(), [2 * v + 1])
     assert f.stats["replayed"] == 2
+
+
+def _ce_step_modes(step):
+    rec = step.__dict__["_graph_fn"].records
+    (variants,) = rec.values()
+    return variants[0].describe()["modes"]
+
+
+def test_loss_and_its_gradient_run_as_one_fused_kernel_with_eager_results():
+    def build():
+        ms.set_seed(3)
+        net = nn.SequentialCell(nn.Dense(6, 8), nn.ReLU(), nn.Dense(8, 4))
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), 0.1))
+        return step.set_train(), net
+    rng = np.random.default_rng(2)
+    batches = [(ms.Tensor(rng.standard_normal((5, 6)).astype(np.float32)),
+                ms.Tensor(rng.integers(0, 4, 5).astype(np.int32))) for _ in range(3)]
+    eager, eager_net = build()
+    want = [float(eager(x, y).asnumpy()) for x, y in batches]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        graph, graph_net = build()
+        got = [float(graph(x, y).asnumpy()) for x, y in batches]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert got == want
+    for a, b in zip(eager_net.trainable_params(), graph_net.trainable_params()):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    assert _ce_step_modes(graph).get("fused") == 1
+
+
+def test_a_gradient_whose_scale_comes_from_the_loss_is_not_fused_and_stays_right():
+    from mscustom.ops._loss_ops import sparse_softmax_cross_entropy as sce
+    y = ms.Tensor(np.array([0, 2, 1], np.int32))
+    grad_fn = ms.grad(lambda z: sce(z, y) * sce(z, y))        # dloss = 2 * loss: made after the loss
+    z = ms.Tensor(np.random.default_rng(4).standard_normal((3, 4)).astype(np.float32))
+    f = ms.jit(grad_fn)
+    want = grad_fn(z).asnumpy()
+    for _ in range(2):
+        np.testing.assert_array_equal(f(z).asnumpy(), want)
+    (variants,) = f.records.values()
+    assert "fused" not in variants[0].describe()["modes"]
+
+
+def test_optimizer_scales_only_dead_gradient_buffers_in_place():
+    """Gradients nobody reads after the update are the optimizer's scratch; returned or reread ones are not."""
+    def run(jit):
+        ms.set_seed(5)
+        net = nn.Dense(3, 2)
+        opt = nn.SGD(net.trainable_params(), 0.5)
+        loss_fn = nn.MSELoss()
+        grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
+
+        def step(x, y):
+            loss, (gw, gb) = grad_fn(x, y)
+            opt((gw, gb))
+            return loss, gw, gb * 2.0       # gw is returned, gb is read again after the update
+        f = ms.jit(step) if jit else step
+        rng = np.random.default_rng(1)
+        outs = []
+        for _ in range(3):
+            x = ms.Tensor(rng.standard_normal((4, 3)).astype(np.float32))
+            y = ms.Tensor(rng.standard_normal((4, 2)).astype(np.float32))
+            outs.append([t.asnumpy().copy() for t in f(x, y)])
+        return outs, [p.asnumpy().copy() for p in net.trainable_params()], f
+    eager, eager_params, _ = run(False)
+    graph, graph_params, f = run(True)
+    for a, b in zip(graph + [graph_params], eager + [eager_params]):
+        for u, v in zip(a, b):
+            np.testing.assert_array_equal(u, v)
+    (variants,) = f.records.values()
+    rec = variants[0]
+    (j,) = [j for j, st in enumerate(rec.steps) if st.kind == "effect"]
+    assert rec._scratch_flags(j, rec.steps[j]) == (False, False)
+    assert f.stats["replayed"] == 2
+
+
+def test_train_one_step_cell_gives_the_optimizer_every_gradient_as_scratch():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = _mlp()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), 0.1)).set_train()
+    for x, y in _batches(2):
+        step(x, y)
+    (rec,) = next(iter(step._graph_fn.records.values()))
+    (j,) = [j for j, st in enumerate(rec.steps) if st.kind == "effect"]
+    assert rec._scratch_flags(j, rec.steps[j]) == (True,) * len(net.trainable_params())
+    assert f"scratch=X{j}" in rec.source

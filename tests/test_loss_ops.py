@@ -148,3 +148,33 @@ def test_dense_errors_name_the_op():
         ops.dense(x, w, _logits(3))
     with pytest.raises(TypeError, match="op 'dense': weight must be a Tensor, got list"):
         ops.dense(x, [[1.0, 2.0, 3.0]])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"])
+def test_label_range_check_for_every_integer_dtype(dtype):
+    from mscustom.ops._loss_ops import LabelRange
+    check = LabelRange("Loss", 10)
+    check(np.array([0, 9, 3], dtype))                        # in range: nothing happens
+    check(np.array([], dtype))
+    bad = [0, 10] if dtype.startswith("u") else [0, -1]
+    with pytest.raises(ValueError, match=f"Loss: label {bad[1]} is out of range for 10 classes"):
+        check(np.array(bad, dtype))
+
+
+def test_row_start_cache_stays_bounded_when_batch_sizes_keep_changing():
+    from mscustom.ops import _loss_ops
+    for n in range(1, 3 * _loss_ops._MAX_STARTS):
+        z = _logits(n, 3)
+        y = ms.Tensor(np.zeros(n, np.int32))
+        np.testing.assert_allclose(sce(z, y, "sum").asnumpy(), _reference(z, y, "sum"), rtol=1e-5, atol=1e-6)
+    assert len(_loss_ops._STARTS) <= _loss_ops._MAX_STARTS
+
+
+def test_gradient_op_called_directly_checks_the_labels_range():
+    z = _logits(4, 3)
+    d = ms.Tensor(np.asarray(1.0, np.float32))
+    for bad in (3, -1):
+        y = ms.Tensor(np.array([0, bad, 1, 2], np.int32))
+        with pytest.raises(ValueError, match=f"op 'sparse_softmax_cross_entropy_grad': label {bad} is out of "
+                                             "range for 3 classes"):
+            sce_grad(z, y, d)

@@ -260,3 +260,40 @@ def test_train_one_step_cell_errors(rng):
         nn.TrainOneStepCell(lambda x: x, nn.SGD(net.trainable_params()))
     with pytest.raises(TypeError, match="WithLossCell: backbone must be a Cell, got int"):
         nn.WithLossCell(3, nn.MSELoss())
+
+
+def test_one_pass_sgd_update_is_bit_identical_to_the_two_numpy_passes():
+    from mscustom.nn.optim._one_pass import MIN_SIZE, sub_scaled
+    rng = np.random.default_rng(7)
+    for dt in (np.float32, np.float64):
+        for lr in (0.01, 0.3333333, 7, 1e-7):
+            p = (rng.standard_normal(MIN_SIZE + 5) * 1e3).astype(dt)
+            g = (rng.standard_normal(MIN_SIZE + 5) * 1e-3).astype(dt)
+            want = p.copy()
+            work = np.empty_like(g)
+            np.multiply(g, lr, out=work)
+            np.subtract(want, work, out=want)
+            assert sub_scaled(p, g, lr)
+            np.testing.assert_array_equal(p, want)
+    big = np.ones(MIN_SIZE, np.float32)
+    # not done where NumPy would round differently (a NumPy float64 scale, float16) or for small arrays
+    assert not sub_scaled(big, big.copy(), np.float64(0.1))
+    assert not sub_scaled(big.astype(np.float16), big.astype(np.float16), 0.1)
+    assert not sub_scaled(big[:10], big[:10].copy(), 0.1)
+    strided = np.ones(2 * MIN_SIZE, np.float32).reshape(64, -1)[:, ::2]
+    assert not sub_scaled(strided, np.ones(strided.shape, np.float32), 0.1)
+    np.testing.assert_array_equal(big, 1.0)
+
+
+def test_plain_sgd_on_a_large_parameter_equals_the_two_pass_numpy_update():
+    from mscustom.nn.optim._one_pass import MIN_SIZE
+    rng = np.random.default_rng(8)
+    w0 = rng.standard_normal((4, MIN_SIZE // 4)).astype(np.float32)
+    g = rng.standard_normal(w0.shape).astype(np.float32)
+    w = ms.Parameter(ms.Tensor(w0.copy()), name="w")
+    opt = nn.SGD([w], learning_rate=0.05)
+    want = w0.copy()
+    for _ in range(2):
+        opt((ms.Tensor(g),))
+        want -= g * 0.05
+    np.testing.assert_array_equal(w.asnumpy(), want)

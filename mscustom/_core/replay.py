@@ -9,7 +9,9 @@
    allows. A NumPy ufunc op (attribute ``FUfunc``) is called as the ufunc
    itself with ``out=``; an op with an ``FComputeInto`` kernel writes into a
    given buffer; a custom kernel that writes into preallocated outputs gets
-   them; anything else runs as in eager mode and allocates.
+   them; anything else runs as in eager mode and allocates. Two calls an op
+   pairs through ``FFuseInto`` (a loss and its gradient, on the same inputs)
+   become one kernel call that shares their common work.
 3. **Buffers by liveness**: outputs written into given buffers get them from
    an arena owned by the record. A buffer is free again after the last step
    that reads its value (or any view of it: aliasing is read from the recorded
@@ -93,6 +95,7 @@ class Record:
             if st.kind == "kernel":
                 st.mode = _kernel_mode(st, cap.arrays)
         self._skip_noop_reshapes()
+        self._fuse_pairs()
         self._transposed_products()
         self._use_views()
         self.buffers = {}                   # slot -> arena buffer
@@ -129,6 +132,45 @@ class Record:
         if alias:
             self.steps = kept
             self.out_slots = [alias.get(s, s) for s in self.out_slots]
+
+    def _fuse_pairs(self):
+        """An op with ``FFuseInto = (partner, n_shared, fn)`` and a later call of ``partner`` on the same
+        first ``n_shared`` inputs, with the same attributes, run as one kernel ``fn`` at the first call.
+
+        A loss and its gradient share the softmax this way. The partner's
+        other inputs must already exist at the first call, and no effect or
+        host op may run in between (it could change a shared input in place).
+        """
+        producer_index = {}
+        for j, st in enumerate(self.steps):
+            for s in st.outs:
+                producer_index[s] = j
+        dropped = set()
+        for j, st in enumerate(self.steps):
+            if st.kind != "kernel" or st.mode != "into" or id(st) in dropped:
+                continue
+            rule = st.op.attrs.get("FFuseInto")
+            if rule is None:
+                continue
+            partner, n_shared, fn = rule
+            shared = st.ins[:n_shared]
+            for k in range(j + 1, len(self.steps)):
+                other = self.steps[k]
+                if other.kind in ("effect", "host"):
+                    break
+                if other.kind != "kernel" or other.op.name != partner or other.mode != "into" \
+                        or other.ins[:n_shared] != shared or other.attrs != st.attrs:
+                    continue
+                extra = other.ins[n_shared:]
+                if any(producer_index.get(s, -1) >= j for s in extra):
+                    break
+                st.mode, st.fn = "fused", fn
+                st.ins = st.ins + extra
+                st.outs = st.outs + other.outs
+                dropped.add(id(other))
+                break
+        if dropped:
+            self.steps = [st for st in self.steps if id(st) not in dropped]
 
     def _transposed_products(self):
         """``transpose(matmul(a, b))`` of 2-D operands becomes ``matmul(b.T, a.T)``, written in place.
@@ -188,7 +230,7 @@ class Record:
         for st in self.steps:
             if st.mode == "view":
                 groups.union(st.outs[0], st.ins[0])
-            elif st.kind in ("kernel", "host") and st.mode not in ("ufunc", "ufunc_t", "into", "prealloc"):
+            elif st.kind in ("kernel", "host") and st.mode not in ("ufunc", "ufunc_t", "into", "fused", "prealloc"):
                 for o in st.outs:
                     for i in st.ins:
                         if np.may_share_memory(arrays[o], arrays[i]):
@@ -203,7 +245,7 @@ class Record:
         free = {}                           # (shape, dtype) -> [buffers]
         release = {}                        # step index -> [(key, buffer)]
         for j, st in enumerate(self.steps):
-            if st.kind == "kernel" and st.mode in ("ufunc", "ufunc_t", "into", "prealloc"):
+            if st.kind == "kernel" and st.mode in ("ufunc", "ufunc_t", "into", "fused", "prealloc"):
                 for s in st.outs:
                     g = groups.find(s)
                     if g in escaping:
@@ -217,6 +259,7 @@ class Record:
                     release.setdefault(max(last_use.get(g, j), j), []).append((key, buf))
             for key, buf in release.pop(j, ()):
                 free.setdefault(key, []).append(buf)
+        self._groups, self._last_use = groups, last_use
         self.arena_bytes = sum(b.nbytes for b in {id(b): b for b in self.buffers.values()}.values())
 
     # ----------------------------------------------------------------- code generation
@@ -273,6 +316,10 @@ class Record:
                     ns[f"F{j}"] = st.op.attrs["FComputeInto"]
                     outs = out_names(st)
                     emit(f"    F{j}(K{j}, {tup}, ({', '.join(outs)},))")
+                elif mode == "fused":
+                    ns[f"F{j}"] = st.fn
+                    outs = out_names(st)
+                    emit(f"    F{j}(K{j}, {tup}, ({', '.join(outs)},))")
                 elif mode == "prealloc":
                     ns[f"R{j}"], ns[f"Q{j}"], ns[f"S{j}"] = st.plan.runner, st.plan.req, st.plan.stats
                     outs = out_names(st)
@@ -312,6 +359,9 @@ class Record:
                     for k, s in enumerate(st.outs):
                         emit(f"    v{s} = r[{k}]")
                         defined.add(s)
+            elif st.kind == "effect" and getattr(st.fn, "accepts_scratch", False):
+                ns[f"F{j}"], ns[f"X{j}"] = st.fn, self._scratch_flags(j, st)
+                emit(f"    F{j}({args}, scratch=X{j})")
             elif st.kind in ("effect", "check"):
                 ns[f"F{j}"] = st.fn
                 emit(f"    F{j}({args})")
@@ -336,6 +386,23 @@ class Record:
         code = compile(source, "<mscustom graph replay>", "exec")
         exec(code, ns)
         return source, ns["replay"]
+
+    def _scratch_flags(self, j, st):
+        """Per input of effect step ``j``: True where the value is an arena buffer nobody reads afterwards.
+
+        An effect whose function has ``accepts_scratch = True`` is called with
+        ``scratch=`` these flags and may overwrite those arrays (an optimizer
+        scales the gradient in place instead of copying it to a work buffer).
+        A value passed twice, returned, or sharing memory with another live
+        value is never scratch.
+        """
+        groups, last_use = self._groups, self._last_use
+        roots = [groups.find(s) for s in st.ins]
+        flags = []
+        for s, g in zip(st.ins, roots):
+            flags.append(s in self.buffers and s not in self.fresh and last_use.get(g) == j
+                         and roots.count(g) == 1)
+        return tuple(flags)
 
     def _build(self, tpl, outs, ns):
         """The expression rebuilding the function's result from the output values (see graph.py)."""

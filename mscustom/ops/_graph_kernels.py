@@ -11,6 +11,11 @@ replay (``_core/replay.py``) can do better when it owns the output memory:
 - ``FView``: ``fn(attrs, inputs)`` returns a view instead of a copy (a
   transpose); the replay uses it only when every reader of the value is a
   NumPy kernel, which handles strided arrays (BLAS takes transposed operands).
+- ``FFuseInto``: ``(partner, n_shared, fn)``: a later call of the op
+  ``partner`` on the same first ``n_shared`` inputs (same attributes) runs
+  together with this one as ``fn(attrs, inputs + partner's other inputs,
+  outputs + partner's outputs)``. The sparse softmax cross entropy and its
+  gradient compute the shifted exponentials once this way.
 
 Each kernel here gives exactly the eager kernel's result (tests compare them).
 """
@@ -141,6 +146,10 @@ def _sparse_ce_grad_into(attrs, ins, outs):
     _loss_ops.grad_into(attrs, ins, outs[0])
 
 
+def _sparse_ce_and_grad_into(attrs, ins, outs):
+    _loss_ops.loss_and_grad_into(attrs, ins, outs[0], outs[1])
+
+
 def _one_hot_compute(attrs, ins):
     return get_op("one_hot").attrs["FComputeAlloc<cpu>"](attrs, ins)
 
@@ -155,6 +164,8 @@ _INTO = {
 
 _VIEWS = {"transpose": _transpose_view}
 
+_FUSED = {"sparse_softmax_cross_entropy": ("sparse_softmax_cross_entropy_grad", 2, _sparse_ce_and_grad_into)}
+
 
 def install():
     """Give the built-in ops their graph-mode kernels (called once when mscustom.ops is imported)."""
@@ -164,3 +175,5 @@ def install():
         get_op(name).attrs["FComputeInto"] = fn
     for name, fn in _VIEWS.items():
         get_op(name).attrs["FView"] = fn
+    for name, rule in _FUSED.items():
+        get_op(name).attrs["FFuseInto"] = rule

@@ -14,7 +14,7 @@ logits) and the ``SparseSoftmaxCrossEntropyWithLogits`` primitive use it.
 ``ignore_index``: None, or a label value whose samples count nothing (their
 loss and gradient are 0; "mean" divides by the number of the others, or by 1
 when there are none). The kernels expect labels in ``[0, C)`` (or equal to
-``ignore_index``); the functional form checks them through
+``ignore_index``); both functional forms check them through
 ``capture.check``, so graph-mode replays check them again.
 
 Both ops are differentiable again: the gradient op's own gradient is built
@@ -37,6 +37,7 @@ __all__ = ["sparse_softmax_cross_entropy", "sparse_softmax_cross_entropy_grad", 
 
 _REDUCTIONS = ("none", "mean", "sum")
 _add_reduce = np.add.reduce
+_max_reduce = np.maximum.reduce
 
 
 # ------------------------------------------------------------------ rules
@@ -87,32 +88,52 @@ def _keep(labels, ignore_index):
     return np.where(keep, labels, 0), keep, max(int(np.count_nonzero(keep)), 1)
 
 
-_ROWS = {}
+_STARTS = {}
+_MAX_STARTS = 64                # (n, c) pairs kept; batch sizes that keep changing start the cache over
 
 
-def _rows(n):
-    """``np.arange(n)`` (cached: the row index of every call with a batch of n samples)."""
-    r = _ROWS.get(n)
-    if r is None:
-        r = _ROWS[n] = np.arange(n)
-    return r
+def _picks(labels, c):
+    """Flat indices ``row * c + label`` of each sample's labelled logit in a C-contiguous ``(n, c)`` array.
+
+    One flat gather or scatter with these is several times cheaper than
+    indexing with the pair ``(np.arange(n), labels)``.
+    """
+    n = labels.size
+    starts = _STARTS.get((n, c))
+    if starts is None:
+        if len(_STARTS) >= _MAX_STARTS:
+            _STARTS.clear()
+        starts = _STARTS[(n, c)] = np.arange(0, n * c, c, dtype=np.intp)
+    return np.add(starts, labels.reshape(-1))
 
 
-def _per_sample(x, labels, keep, out=None):
-    """``log(sum(exp(x - max))) - (x[label] - max)`` per sample, written into ``out`` when given."""
-    c = x.shape[-1]
-    x2 = x.reshape(-1, c)
-    m = x2.max(axis=1)
-    shifted = np.subtract(x2, m[:, None])
-    np.exp(shifted, out=shifted)
-    s = _add_reduce(shifted, 1)
-    picked = x2[_rows(x2.shape[0]), labels.reshape(-1)]
-    picked -= m
-    loss = np.log(s, out=None if out is None else out.reshape(-1))
+def _exp_shifted(x2, p):
+    """``p = exp(x2 - rowmax)``; returns (rowmax, rowsum of p), both (n, 1)."""
+    m = _max_reduce(x2, 1, None, None, True)
+    np.subtract(x2, m, out=p)
+    np.exp(p, out=p)
+    return m, _add_reduce(p, 1, None, None, True)
+
+
+def _per_sample_from(x2, m, s, picks, keep, out=None):
+    """``log(s) - (x2[label] - m)`` per sample (flat), written into ``out`` when given."""
+    picked = x2.take(picks)
+    picked -= m.reshape(-1)
+    loss = np.log(s.reshape(-1), out=out)
     loss -= picked
     if keep is not None:
         loss *= keep.reshape(-1)
-    return loss.reshape(labels.shape) if out is None else out
+    return loss
+
+
+def _reduce_loss(loss, red, count, dtype, n):
+    """The reduced loss (a 0-d array of ``dtype``) from the per-sample losses."""
+    total = _add_reduce(loss, None)
+    if red == "sum":
+        return np.asarray(total, dtype)
+    if not n:
+        return np.asarray(np.nan, dtype)        # the mean of no samples, as np.mean (without its warning)
+    return np.asarray(total / count, dtype)
 
 
 def loss_into(attrs, ins, out=None):
@@ -120,15 +141,29 @@ def loss_into(attrs, ins, out=None):
     x, labels = ins
     safe, keep, count = _keep(labels, attrs["ignore_index"])
     red = attrs["reduction"]
-    loss = _per_sample(x, safe, keep, out if red == "none" else None)
+    c = x.shape[-1]
+    x2 = x.reshape(-1, c)
+    m, s = _exp_shifted(x2, np.empty(x2.shape, x2.dtype))
+    if red == "none" and out is not None and not out.flags.c_contiguous:
+        np.copyto(out, loss_into(attrs, ins))     # the flat view below must be out itself
+        return out
+    flat_out = None if red != "none" or out is None else out.reshape(-1)
+    loss = _per_sample_from(x2, m, s, _picks(safe, c), keep, flat_out)
     if red == "none":
-        return loss
-    total = _add_reduce(loss, None)
-    if red == "sum":
-        return np.asarray(total, x.dtype)
-    if not labels.size:
-        return np.asarray(np.nan, x.dtype)      # the mean of no samples, as np.mean (without its warning)
-    return np.asarray(total / count, x.dtype)
+        return loss.reshape(labels.shape) if out is None else out
+    return _reduce_loss(loss, red, count, x.dtype, labels.size)
+
+
+def _finish_grad(p, picks, keep, count, dloss, red):
+    """``p`` holds softmax rows: subtract the one-hot labels, scale by ``dloss`` (/ count for "mean")."""
+    p.reshape(-1)[picks] -= 1
+    if red == "none":
+        scale = dloss if keep is None else dloss * keep
+        p *= scale.reshape(-1, 1)
+    else:
+        p *= dloss / count if red == "mean" else dloss
+        if keep is not None:
+            p *= keep.reshape(-1, 1)
 
 
 def grad_into(attrs, ins, o):
@@ -141,20 +176,117 @@ def grad_into(attrs, ins, o):
     if x.size == 0:
         return o
     c = x.shape[-1]
-    x2, p = x.reshape(-1, c), o.reshape(-1, c)
-    np.subtract(x2, x2.max(axis=1, keepdims=True), out=p)
-    np.exp(p, out=p)
-    p /= _add_reduce(p, 1, None, None, True)
-    p[_rows(p.shape[0]), safe.reshape(-1)] -= 1
-    red = attrs["reduction"]
-    if red == "none":
-        scale = dloss if keep is None else dloss * keep
-        p *= scale.reshape(-1, 1)
-    else:
-        p *= dloss / count if red == "mean" else dloss
-        if keep is not None:
-            p *= keep.reshape(-1, 1)
+    p = o.reshape(-1, c)
+    _, s = _exp_shifted(x.reshape(-1, c), p)
+    p /= s
+    _finish_grad(p, _picks(safe, c), keep, count, dloss, attrs["reduction"])
     return o
+
+
+# ------------------------------------------------------------------ the fused kernel's row loops (Numba)
+# For small batches the fused kernel is some twenty NumPy calls on tiny arrays; two Numba loops do the
+# per-row work (row max and shift; the per-sample loss, the division by the row sums, the one-hot
+# subtraction and the scaling) in NumPy's per-element operations and order, while exp, log and the
+# reductions stay NumPy's own (so the results are bit-identical to the NumPy path; tests check it).
+# Graph replays only (eager never loads Numba for this); compiled on first use, disk-cached.
+_ROW_LOOPS = []
+_ROW_LOOP_MAX = 1 << 16         # elements; larger logits: NumPy's vectorised loops win
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _shift_rows(x, p, m):
+    n, c = x.shape
+    for i in range(n):
+        mx = x[i, 0]
+        for j in range(1, c):
+            if mx != mx:                    # NaN: the row maximum stays NaN (as np.maximum)
+                break
+            v = x[i, j]
+            if not mx >= v:
+                mx = v
+        m[i] = mx
+        for j in range(c):
+            p[i, j] = x[i, j] - mx
+
+
+def _finish_rows(x, labels, m, s, ls, p, loss, k, one):
+    n, c = p.shape
+    for i in range(n):
+        lab = labels[i]
+        if lab < 0 or lab >= c:
+            return i                        # out of range: nothing indexed, the caller raises
+        loss[i] = ls[i] - (x[i, lab] - m[i])
+        si = s[i]
+        for j in range(c):
+            p[i, j] = p[i, j] / si
+        p[i, lab] = p[i, lab] - one
+        for j in range(c):
+            p[i, j] = p[i, j] * k
+    return -1
+
+
+def _row_loops():
+    if not _ROW_LOOPS:
+        import numba
+        try:
+            jit = numba.njit(nogil=True, cache=True)
+            loops = (jit(_shift_rows), jit(_finish_rows))
+        except Exception:       # no writable cache location: compile in memory only
+            loops = (numba.njit(nogil=True)(_shift_rows), numba.njit(nogil=True)(_finish_rows))
+        _ROW_LOOPS[:] = loops
+    return _ROW_LOOPS
+
+
+def _loss_and_grad_rows(x2, labels, dloss, red, loss_out, p):
+    """The fused kernel for 2-D logits, no ignore_index, "mean" or "sum", with the Numba row loops."""
+    n, dt = x2.shape[0], x2.dtype
+    shift, finish = _row_loops()
+    m = np.empty(n, dt)
+    shift(x2, p, m)
+    np.exp(p, out=p)
+    s = _add_reduce(p, 1)
+    ls = np.log(s)
+    loss = np.empty(n, dt)
+    k = dloss / n if red == "mean" else dloss           # what _finish_grad multiplies by
+    bad = finish(x2, labels, m, s, ls, p, loss, dt.type(k), dt.type(1))
+    if bad >= 0:
+        raise ValueError(f"op 'sparse_softmax_cross_entropy': label {int(labels[bad])} is out of range for "
+                         f"{x2.shape[1]} classes (expected 0 <= label < {x2.shape[1]})")
+    loss_out[...] = _reduce_loss(loss, red, n, dt, n)
+
+
+def loss_and_grad_into(attrs, ins, loss_out, grad_out):
+    """The loss and its gradient together, sharing the shifted exponentials (graph mode fuses the two ops).
+
+    ``ins`` = (logits, labels, dloss); writes exactly what ``loss_into`` and
+    ``grad_into`` give: the loss into ``loss_out`` (per sample or 0-d), the
+    gradient into ``grad_out``.
+    """
+    x, labels, dloss = ins
+    red = attrs["reduction"]
+    if red != "none" and attrs["ignore_index"] is None and x.ndim == 2 and 0 < x.size <= _ROW_LOOP_MAX \
+            and x.dtype in _FLOATS and dloss.dtype == x.dtype and x.flags.c_contiguous \
+            and grad_out.flags.c_contiguous and labels.flags.c_contiguous and labels.dtype.kind in "iu":
+        _loss_and_grad_rows(x, labels, dloss, red, loss_out, grad_out)
+        return
+    if x.size == 0 or not grad_out.flags.c_contiguous:
+        if red == "none":
+            loss_into(attrs, ins[:2], loss_out)
+        else:
+            loss_out[...] = loss_into(attrs, ins[:2])
+        grad_into(attrs, ins, grad_out)
+        return
+    safe, keep, count = _keep(labels, attrs["ignore_index"])
+    c = x.shape[-1]
+    x2, p = x.reshape(-1, c), grad_out.reshape(-1, c)
+    m, s = _exp_shifted(x2, p)
+    picks = _picks(safe, c)
+    if red == "none":
+        _per_sample_from(x2, m, s, picks, keep, loss_out.reshape(-1))
+    else:
+        loss_out[...] = _reduce_loss(_per_sample_from(x2, m, s, picks, keep), red, count, x.dtype, labels.size)
+    p /= s
+    _finish_grad(p, picks, keep, count, dloss, red)
 
 
 def _loss_compute(attrs, ins):
@@ -215,6 +347,10 @@ _GRAD = defop("sparse_softmax_cross_entropy_grad", 3, _grad_compute, _grad_shape
 
 
 # ------------------------------------------------------------------ functional forms
+_UNSIGNED = {np.dtype(t): np.dtype(t.replace("int", "uint")) for t in ("int8", "int16", "int32", "int64")}
+_UNSIGNED.update({np.dtype(t): np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64")})
+
+
 class LabelRange:
     """Raises when a class index is out of range (a check that graph-mode replays repeat)."""
 
@@ -222,10 +358,10 @@ class LabelRange:
         self.who, self.n_classes, self.ignore_index = who, n_classes, ignore_index
 
     def __call__(self, data):
-        if self.ignore_index is None and data.dtype.kind in "iu" and data.size:
+        if self.ignore_index is None and data.size:
             # one pass: negative labels read as unsigned are huge, so max < n_classes means all in range
-            unsigned = data.view(data.dtype.str.replace("i", "u")) if data.dtype.kind == "i" else data
-            if unsigned.max() < self.n_classes:
+            unsigned = _UNSIGNED.get(data.dtype)
+            if unsigned is not None and _max_reduce(data.view(unsigned), None) < self.n_classes:
                 return
         valid = data if self.ignore_index is None else data[data != self.ignore_index]
         if valid.size and (valid.min() < 0 or valid.max() >= self.n_classes):
@@ -282,10 +418,14 @@ def sparse_softmax_cross_entropy_grad(logits, labels, dloss, reduction="mean", i
 
     The gradient of ``sparse_softmax_cross_entropy`` with respect to the
     logits, as an op (so it is differentiable again). ``dloss`` has the loss's
-    shape: per sample for "none", a scalar otherwise.
+    shape: per sample for "none", a scalar otherwise. Labels out of range
+    raise a ValueError naming the op, now and in every graph-mode replay.
     """
     logits = tensor_arg(logits, "sparse_softmax_cross_entropy_grad")
     labels = tensor_arg(labels, "sparse_softmax_cross_entropy_grad")
     dloss = tensor_arg(dloss, "sparse_softmax_cross_entropy_grad")
-    return call(_GRAD, (logits, labels, dloss), _attrs(reduction, ignore_index,
-                                                       "op 'sparse_softmax_cross_entropy_grad'"))
+    who = "op 'sparse_softmax_cross_entropy_grad'"
+    attrs = _attrs(reduction, ignore_index, who)
+    if logits._data.ndim and labels._data.dtype.kind in "iu":
+        _capture.check(_label_check(who, logits._data.shape[-1], attrs["ignore_index"]), labels)
+    return call(_GRAD, (logits, labels, dloss), attrs)

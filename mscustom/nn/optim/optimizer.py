@@ -36,6 +36,7 @@ import numpy as np
 from ..._core import capture as _capture
 from ...tensor import Parameter, ParameterTuple, Tensor
 from ..cell import Cell
+from ._one_pass import sub_scaled
 
 __all__ = ["Optimizer"]
 
@@ -254,8 +255,15 @@ class Optimizer(Cell):
         _capture.effect(self._apply, *grads)
         return True
 
-    def _apply(self, *grad_arrays):
-        """The update of every parameter from its gradient array (in place)."""
+    def _apply(self, *grad_arrays, scratch=None):
+        """The update of every parameter from its gradient array (in place).
+
+        ``scratch``: None, or one flag per gradient (given by graph-mode
+        replays only); a True flag says nobody reads that array afterwards (a
+        dead arena buffer), so it is scaled in place instead of being copied
+        to the work buffer first. Plain SGD updates large parameters in one
+        pass (``_one_pass.sub_scaled``, bit-identical to the two NumPy passes).
+        """
         params = self.parameters
         step = self.global_step
         base_lr = self._lr.at(step)
@@ -265,14 +273,20 @@ class Optimizer(Cell):
         for i, (p, garr) in enumerate(zip(params, grad_arrays)):
             parr = p._data
             work = self._work[i]
+            if scratch is not None and scratch[i] and garr.dtype == work.dtype and garr.flags.c_contiguous:
+                work = garr
             wd = self._weight_decay[i]
             lr = self._group_lr[i]
             if plain and not wd and not self._grad_centralization[i]:
+                scale = (base_lr if lr is None else lr.at(step)) * inv_scale
+                if sub_scaled(parr, garr, scale):
+                    continue                    # a large array: one pass (Numba), the same values
                 # p -= lr * g in two passes (the scaling doubles as the copy)
-                np.multiply(garr, (base_lr if lr is None else lr.at(step)) * inv_scale, out=work)
+                np.multiply(garr, scale, out=work)
                 np.subtract(parr, work, out=parr)
                 continue
-            np.copyto(work, garr)
+            if work is not garr:
+                np.copyto(work, garr)
             if wd and self._decay_in_grad:
                 work += wd * parr               # L2 weight decay, added to the gradient
             if self._grad_centralization[i] and work.ndim == 4:
@@ -282,6 +296,7 @@ class Optimizer(Cell):
             self._update(i, parr, work, base_lr if lr is None else lr.at(step))
 
     _apply.accepts_strided = True       # graph mode may pass gradients as strided views (copied first)
+    _apply.accepts_scratch = True       # graph mode says which gradients are dead buffers (used as work)
 
     def _update(self, i, param, grad, lr):
         raise TypeError(f"{type(self).__name__} is an Optimizer subclass without an _update method; "
