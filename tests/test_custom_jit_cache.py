@@ -134,3 +134,36 @@ def test_unloadable_cache_entry_compiles_without_the_cache(monkeypatch, tmp_path
     with pytest.warns(RuntimeWarning, match="op 'cube_uncached'.*could not be loaded.*without the cache"):
         got = op(ms.Tensor(x)).asnumpy()
     np.testing.assert_array_equal(got, x ** 3)
+
+
+def test_compile_error_that_is_not_the_cache_names_the_op(monkeypatch, tmp_path):
+    """An error the uncached retry raises again is reported naming the op, not as a bare exception."""
+    import numba.core.caching as caching
+    import numba.core.dispatcher as numba_dispatcher
+    import numpy as np
+
+    import mscustom as ms
+    from mscustom import ops
+
+    def refuse(self, sig, target_context):
+        raise ValueError("unreadable entry")
+
+    monkeypatch.setattr(caching.Cache, "load_overload", refuse)
+    real_compile = numba_dispatcher.Dispatcher.compile
+
+    def failing_compile(self, sig):
+        if type(self._cache).__name__ == "NullCache":
+            raise ValueError("broken for another reason")
+        return real_compile(self, sig)
+
+    monkeypatch.setattr(numba_dispatcher.Dispatcher, "compile", failing_compile)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "quad_kernel_mod.py").write_text(
+        "def quad(x, out):\n    for i in range(x.size):\n        out.flat[i] = x.flat[i] ** 4\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import quad_kernel_mod
+    op = ops.Custom(quad_kernel_mod.quad, out_shape=lambda s: s, out_dtype=lambda d: d, func_type="jit",
+                    name="quad_broken")
+    with pytest.warns(RuntimeWarning, match="could not be loaded"):
+        with pytest.raises(RuntimeError, match="op 'quad_broken'.*failed to compile.*another reason"):
+            op(ms.Tensor(np.arange(3, dtype=np.float64)))

@@ -115,12 +115,11 @@ def scalar_like(value, like):
             arr = np.asarray(value, dtype)
         except OverflowError:           # e.g. 300 next to uint8: keep it as int64
             return Tensor(value)
-        if value and value == value:
+        if value and value == value:    # not a zero (0.0 == -0.0), not NaN: cache it
             if len(_SCALARS) >= MAX_SCALARS:
                 _SCALARS.clear()
             arr.flags.writeable = False
             _SCALARS[key] = arr
-            return _wrap(arr)
         return _wrap(arr)
     return as_tensor(value, like)
 

@@ -326,7 +326,12 @@ class JitFunction:
                                   f"could not be loaded ({type(exc).__name__}: {exc}); compiling it "
                                   "without the cache", RuntimeWarning, stacklevel=2)
                     _numba_cache.drop_disk_cache(dispatcher)
-                    return dispatcher.compile(types)
+                    try:
+                        return dispatcher.compile(types)
+                    except (ImportError, AttributeError, EOFError, OSError, ValueError) as again:
+                        # not the cache after all: the same error without it, named for the op
+                        raise RuntimeError(f"op '{self.op_name}': jit kernel '{self.kname}' failed to "
+                                           f"compile: {type(again).__name__}: {again}") from again
             except (NumbaError, NotImplementedError) as exc:     # NotImplementedError: e.g. float16
                 raise RuntimeError(f"op '{self.op_name}': jit kernel '{self.kname}' failed to compile "
                                    f"for ({', '.join(str(t) for t in types)}): {type(exc).__name__}: {exc}") \
