@@ -1,6 +1,7 @@
 # mscustom -- build, test and demo entry points (GNU make).
 #
 #   make kernels   build the example AOT kernels into aot_kernels/build/
+#   make fastcall  build ops.Custom's compiled call path (mscustom/_core/_fastcall*.so)
 #   make venv      create .venv and install mscustom in editable mode
 #   make test      run the test suite (PYTEST_ARGS="-k foo" to filter)
 #   make demo      install the demo extra (scikit-learn, matplotlib), then run examples/demo.py
@@ -59,7 +60,7 @@ CU_OBJS := $(CU_SRCS:$(KSRC)/%=$(KOBJ)/%.o)
 
 HAVE_NVCC := $(shell command -v $(NVCC) 2>/dev/null)
 
-.PHONY: all kernels venv test demo bench reliability clean
+.PHONY: all kernels fastcall venv test demo bench reliability clean
 .DEFAULT_GOAL := kernels
 all: kernels
 
@@ -105,24 +106,39 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# --- ops.Custom's compiled call path ---------------------------------------
+# A CPython extension (NumPy's C API); without it mscustom runs the same calls in Python.
+# The venv is made from $(PYTHON), so its extension suffix is $(PYTHON)'s.
+EXT_SUFFIX := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))" 2>/dev/null)
+FASTCALL_SRC := mscustom/_core/_fastcall.c
+FASTCALL_SO := mscustom/_core/_fastcall$(EXT_SUFFIX)
+CFLAGS_EXT := -O2 -fPIC -shared -std=c99 -fno-strict-aliasing $(WARN) -Wno-unused-parameter \
+              -Wno-missing-field-initializers -Wno-cast-function-type
+
+$(FASTCALL_SO): $(FASTCALL_SRC) $(STAMP)
+	$(CC) $(CFLAGS_EXT) -I"$$($(VENV_PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
+	  -I"$$($(VENV_PY) -c 'import numpy; print(numpy.get_include())')" -o $@ $(FASTCALL_SRC)
+
+fastcall: $(FASTCALL_SO)
+
 # --- Entry points ----------------------------------------------------------
 
-test: $(STAMP) kernels
-	$(VENV_PY) -m pytest $(PYTEST_ARGS)
+test: $(STAMP) kernels fastcall
+	MSCUSTOM_REQUIRE_FASTCALL=1 $(VENV_PY) -m pytest $(PYTEST_ARGS)
 
 # The demo's own needs (the 'demo' extra) are installed once, on top of the test environment.
 $(DEMO_STAMP): $(STAMP) pyproject.toml
 	$(VENV_PY) -m pip install $(PIP_FLAGS) -e '.[demo]'
 	@touch $@
 
-demo: $(DEMO_STAMP) kernels
+demo: $(DEMO_STAMP) kernels fastcall
 	$(VENV_PY) examples/demo.py $(ARGS)
 
-bench: $(STAMP) kernels
+bench: $(STAMP) kernels fastcall
 	$(VENV_PY) bench/run.py
 
-reliability: $(STAMP) kernels
+reliability: $(STAMP) kernels fastcall
 	$(VENV_PY) bench/reliability.py
 
 clean:
-	rm -rf $(KBUILD)
+	rm -rf $(KBUILD) $(FASTCALL_SO)

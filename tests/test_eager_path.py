@@ -10,7 +10,7 @@ import pytest
 
 import mscustom as ms
 from mscustom import extend, nn, ops
-from mscustom._core import dispatch
+from mscustom._core import dispatch, fastcall
 
 
 def square_kernel(x, out):
@@ -25,7 +25,8 @@ def jit_square():
 
 # ---------------------------------------------------------------- frames
 def test_a_cached_custom_call_reaches_the_kernel_through_two_frames():
-    """op(x) -> dispatch.call_owner -> the pyfunc runner -> the function (was three frames before it)."""
+    """dispatch.call_owner -> the pyfunc runner -> the function (was three frames before it);
+    with the compiled call path, op(x) calls the function from C: no frame between."""
     here = sys._getframe().f_code
     seen = []
 
@@ -40,8 +41,11 @@ def test_a_cached_custom_call_reaches_the_kernel_through_two_frames():
     op = ops.Custom(double, lambda s: s, lambda d: d, func_type="pyfunc")
     x = ms.Tensor(np.ones(3, np.float32))
     op(x)
-    op(x)                                   # the plan is cached now
-    assert type(op).__call__ is dispatch.call_owner
+    op(x)                                   # the plan is cached now (and armed for the compiled path)
+    op(x)
+    assert type(op).__call__ is dispatch.owner_method
+    assert seen[-1] == (0 if fastcall.AVAILABLE else 2)
+    dispatch.call_owner(op, x)              # the Python call path
     assert seen[-1] == 2
     np.testing.assert_array_equal(op(x).asnumpy(), [2, 2, 2])
 

@@ -129,8 +129,9 @@ EVERY_KIND = """
     add_aot = ops.Custom(LIB + ":CustomAdd", same, same, func_type="aot")
 
     def callers():
-        # which caller each aot plan uses ("numba" once hot)
-        plans = [p for op in (sq_aot, add_aot) for p in op.op.plans.values()]
+        # which caller each aot plan that calls its runner uses ("numba" once hot); a plan the
+        # compiled call path serves (p.cfast) calls the kernel from C instead
+        plans = [p for op in (sq_aot, add_aot) for p in op.op.plans.values() if p.cfast is None]
         for p in plans:                                 # the Numba caller is compiled in the background
             if p.runner.state.get("thread") is not None:
                 p.runner.state["thread"].join(60)

@@ -12,8 +12,10 @@
 4. record a tape node when this thread is taking a gradient.
 
 A cached call costs a dict lookup and the kernel itself. ``call_owner`` is
-``call`` for objects that own one OpDef (``ops.Custom``): it is their
-``__call__``, so such a call reaches the kernel's runner from one frame.
+``call`` for objects that own one OpDef (``ops.Custom``), so such a call
+reaches the kernel's runner from one frame; their ``__call__`` is
+``owner_method``: the compiled call path (``fastcall.py``) in front of
+``call_owner``, which finishes warm calls in C when the extension is built.
 """
 
 import sys
@@ -25,6 +27,7 @@ import numpy as np
 from .. import context as _context
 from .. import dtype as _dt
 from ..tensor import PlaceholderError, Tensor, as_tensor, is_placeholder, placeholder_message
+from . import fastcall as _fastcall
 from .kernel import Signature, convert_layout, permute_shape, select_kernel
 from .tape import STATE as _STATE, on_tape as _on_tape, record as _record
 
@@ -104,7 +107,7 @@ class Plan:
 
     __slots__ = ("n_out", "out_shapes", "out_dtypes", "out_formats", "runner", "allocates",
                  "entry", "conversions", "restore", "pools", "lock", "simple", "timed", "stats",
-                 "shape0", "dtype0", "req", "direct", "spares", "fast")
+                 "shape0", "dtype0", "req", "direct", "spares", "fast", "cfast")
 
     def run(self, op, attrs, arrays):
         """Convert layouts, allocate, run the kernel (timed for custom kinds), convert back."""
@@ -344,7 +347,42 @@ def call_owner(owner, *args, **kwargs):
         _record(owner._op, args, (t,), attrs)
     if st.capture is not None:
         st.capture.add_call(owner._op, plan, attrs, args, (t,))
+    if plan.cfast is not None:          # let the compiled call path finish this signature's next calls
+        _fastcall.arm(owner._op.plans, plan.cfast)
     return t
+
+
+# Custom.__call__: warm calls finished in C when the extension is built, else call_owner itself.
+owner_method = _fastcall.method(call_owner, _STATE, TIMING)
+
+
+def _fast_fail(op, entry):
+    """``wrap_fail`` for ``fastcall.make_fast_plan``: a kernel's error raised as ``call_owner`` raises it."""
+    def wrap(kernel_fail):
+        def fail(exc_or_code):
+            try:
+                kernel_fail(exc_or_code)
+            except Exception as exc:
+                _reraise(op, entry, exc)
+            raise RuntimeError(f"op '{op.name}': its kernel failed ({exc_or_code!r})")
+        return fail
+    return wrap
+
+
+def _fast_settle(op, plan):
+    """``wrap_settle``: an unusual result of a returning kernel made the output, as ``call_owner`` does."""
+    def wrap(settle):
+        def after(res, inputs):
+            try:
+                out = settle(res, inputs)
+            except Exception as exc:
+                _reraise(op, plan.entry, exc)
+            if type(out) is not np.ndarray or out.shape != plan.shape0 or \
+                    (out.dtype is not plan.dtype0 and out.dtype != plan.dtype0):
+                out = _check_results(op, plan, out)[0]
+            return out
+        return after
+    return wrap
 
 
 def _direct_path(op, plan):
@@ -566,6 +604,9 @@ def _make_plan(op, args, attrs):
     plan.shape0 = plan.out_shapes[0] if out_shapes is not None else None
     plan.dtype0 = plan.out_dtypes[0] if out_shapes is not None else None
     plan.fast = _direct_path(op, plan) if plan.direct else None
+    plan.cfast = None
+    if plan.direct and _fastcall.AVAILABLE:
+        plan.cfast = _fastcall.make_fast_plan(plan, args, _fast_fail(op, entry), _fast_settle(op, plan))
     return plan
 
 

@@ -25,6 +25,7 @@ Attribute keys and their Python signatures:
 import weakref
 
 from .. import context as _context
+from .fastcall import PlanCache
 from .kernel import KernelEntry
 
 _ALL = weakref.WeakSet()
@@ -55,7 +56,7 @@ class OpDef:
         self.arguments = []                 # (name, type, doc)
         self.attrs = {}
         self.kernels = []                   # KernelEntry, searched in order
-        self.plans = {}                     # signature -> Plan (dispatch cache)
+        self.plans = PlanCache()            # signature -> Plan (dispatch cache)
         self.input_names = None
         _ALL.add(self)
 

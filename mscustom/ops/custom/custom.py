@@ -261,10 +261,10 @@ class Custom:
                 f"kernels=[{kernels}])")
 
     # ------------------------------------------------------------ calling
-    # The call itself: an all-Tensor call with a cached plan runs inside the dispatcher's
-    # call_owner (one frame from here to the kernel's runner); every other call comes back
-    # to _call_general.
-    __call__ = _dispatch.call_owner
+    # The call itself: a warm all-Tensor call runs in the compiled call path (no Python frame)
+    # or the dispatcher's call_owner (one frame from here to the kernel's runner); every other
+    # call comes back to _call_general.
+    __call__ = _dispatch.owner_method
 
     def _call_general(self, args, kwargs):
         n = len(args)
@@ -284,6 +284,7 @@ class Custom:
     def _update_fast_path(self):
         self._plain = not self._pending and self._wrap is None and self._fast_attrs is not None
         self._fast_ns = range(self._lo, self._hi + 1) if self._plain else ()     # read by call_owner
+        self._op.plans.fast = ()             # the compiled call path re-arms from call_owner
 
     def _wrapped(self, res):
         """The result in the structure out_shape/out_dtype ask for (a 1-tuple stays a 1-tuple)."""

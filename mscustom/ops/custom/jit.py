@@ -415,6 +415,8 @@ def _runner(kernel, fn, template, extra, n_out):
                 fn(*interleave(template, [contiguous(a) for a in inputs]), *outputs, *extra)
             except Exception as exc:
                 fail(exc)
+    if plain and n_out == 1:
+        run.fast_spec = ("into", fn, fail, None)      # fn(*inputs, out): mscustom/_core/fastcall.py
     return run
 
 

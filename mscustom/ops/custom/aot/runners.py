@@ -11,7 +11,10 @@ tiny Numba-compiled caller (``mscustom/_numba_private/aot_caller.py``, about
 1 µs cheaper per call); the default ``auto`` uses cffi for a plan's first 64
 calls and then the Numba caller, prepared in a background thread while the
 plan keeps calling through cffi (``os.fork()`` waits for such a thread). The
-Numba caller is used only when ``mscustom._numba_private.supported()``.
+Numba caller is used only when ``mscustom._numba_private.supported()``. Under
+``auto``, a one-output kernel without workspace also gives the compiled call
+path (``mscustom/_core/fastcall.py``) its address: warm calls outside tapes
+and captures then call it from C, and this runner serves the others.
 
 ``MSCUSTOM_DEBUG=1`` (``mscustom.context.debug_enabled()``, read when a plan
 is bound): every output is written into a buffer with guard zones before and
@@ -29,6 +32,7 @@ import time
 import numpy as np
 
 from ...._core import dispatch as _dispatch
+from ...._core import fastcall as _fastcall
 from .. import _guards
 from . import abi as _abi
 
@@ -271,6 +275,16 @@ def cpu_runner(call, stats):
 
     run.state = state                           # {"caller": "cffi" | "numba" | ...}, for tests and tools
     run.keep = (call, params)             # the C side points into these
+    if policy == "auto" and len(out_slots) == 1 and ffi.sizeof("void *") == 8:
+        # the compiled call path (mscustom/_core/fastcall.py) calls the kernel through its address;
+        # a caller named in $MSCUSTOM_AOT_CALLER is used for every call instead
+        addr = lambda c: int(ffi.cast("intptr_t", c))  # noqa: E731
+        base = [0] * n
+        for k, ptr in fixed:
+            base[k] = addr(ptr)
+        fields = _fastcall.aot_fields(addr(fn), n, addr(ndims), addr(shapes), addr(dtypes), addr(extra),
+                                      base, slots, out_slots[0])
+        run.fast_spec = ("aot", fields, fail, None)
     return run
 
 

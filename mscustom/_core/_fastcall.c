@@ -1,0 +1,758 @@
+/*
+ * The compiled call path of ops.Custom: a warm call of a custom op in C.
+ *
+ * ``FastCall`` is installed as ``Custom.__call__``. A call ``op(x, y)`` of Tensors without
+ * keywords whose input signature (shape, dtype, format of every input) matches one of the
+ * op's armed ``FastPlan``s runs here without a Python frame: take the output buffer (the
+ * plan's last one when nothing references it any more), run the kernel, count it, wrap the
+ * result in a Tensor. Anything else -- a first call, a keyword, a tape or a graph capture
+ * running in this thread, a usage block timing kernels, a non-contiguous input, an unusual
+ * pyfunc result, a kernel error -- goes to Python (``dispatch.call_owner``, or the
+ * plan's ``after`` / ``fail`` callables), which has the whole logic. So this file only
+ * repeats what the Python call path does on its shortest branch; it decides nothing.
+ *
+ * FastPlans are built from Python (``mscustom/_core/fastcall.py``) once per dispatch Plan and
+ * armed on the op's plan cache (``op.plans.fast``, a tuple emptied whenever the plans are).
+ *
+ * Kernel modes:
+ *   RETURNS  target(*inputs) returns the output array (pyfunc);
+ *   INTO     target(*inputs, out) writes into the output (a compiled Numba entry point);
+ *   AOT      a C function of the aot calling convention, called through its address with the
+ *            data pointers of inputs and output (the GIL released, as cffi and Numba do).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <stdint.h>
+#include <string.h>
+
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#define FP_MAX_IN 8        /* inputs of a compiled call; more go through Python */
+#define FP_MAX_DIM 8       /* dimensions per input or output */
+#define FP_MAX_PARAMS 32   /* aot parameters (inputs, output, scalars) */
+
+enum { MODE_RETURNS = 0, MODE_INTO = 1, MODE_AOT = 2 };
+
+typedef int (*aot_kernel)(int, void **, int *, int64_t **, const char **, void *, void *);
+
+/* ------------------------------------------------------------------ FastPlan */
+
+typedef struct {
+    PyObject_HEAD
+    int mode;
+    int n_in;
+    int in_ndim[FP_MAX_IN];
+    npy_intp in_dims[FP_MAX_IN][FP_MAX_DIM];
+    PyArray_Descr *in_descr[FP_MAX_IN];
+    PyObject *in_format[FP_MAX_IN];
+    int out_ndim;
+    npy_intp out_dims[FP_MAX_DIM];
+    PyArray_Descr *out_descr;
+    PyObject *spare;       /* list: the output buffer handed out last (INTO, AOT) */
+    PyObject *stats;       /* dict with "calls" */
+    PyObject *target;      /* RETURNS, INTO: the callable */
+    PyObject *fail;        /* fail(exception or return code): raises the op's error */
+    PyObject *after;       /* RETURNS: after(result, inputs) -> the checked output array */
+    PyObject *keep;        /* what the C side points into (cffi arrays, the runner) */
+    aot_kernel kernel;
+    int nparam;
+    void *base[FP_MAX_PARAMS];
+    int in_slot[FP_MAX_IN];
+    int out_slot;
+    int *ndims_p;
+    int64_t **shapes_p;
+    const char **dtypes_p;
+    void *extra_p;
+} FastPlanObject;
+
+static int
+fp_traverse(FastPlanObject *self, visitproc visit, void *arg)
+{
+    for (int i = 0; i < self->n_in; i++) {
+        Py_VISIT(self->in_descr[i]);
+        Py_VISIT(self->in_format[i]);
+    }
+    Py_VISIT(self->out_descr);
+    Py_VISIT(self->spare);
+    Py_VISIT(self->stats);
+    Py_VISIT(self->target);
+    Py_VISIT(self->fail);
+    Py_VISIT(self->after);
+    Py_VISIT(self->keep);
+    return 0;
+}
+
+static int
+fp_clear(FastPlanObject *self)
+{
+    for (int i = 0; i < self->n_in; i++) {
+        Py_CLEAR(self->in_descr[i]);
+        Py_CLEAR(self->in_format[i]);
+    }
+    Py_CLEAR(self->out_descr);
+    Py_CLEAR(self->spare);
+    Py_CLEAR(self->stats);
+    Py_CLEAR(self->target);
+    Py_CLEAR(self->fail);
+    Py_CLEAR(self->after);
+    Py_CLEAR(self->keep);
+    return 0;
+}
+
+static void
+fp_dealloc(FastPlanObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    fp_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* ``shape`` (a sequence of ints) into ``dims``; returns its length, or -1 with an error set. */
+static int
+read_shape(PyObject *shape, npy_intp *dims, const char *what)
+{
+    PyObject *seq = PySequence_Fast(shape, what);
+    if (seq == NULL)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > FP_MAX_DIM) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "FastPlan: %s has %zd dimensions, at most %d are supported",
+                     what, n, FP_MAX_DIM);
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        dims[k] = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(seq, k));
+        if (dims[k] == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    return (int)n;
+}
+
+static void *
+read_address(PyObject *value)
+{
+    return value == Py_None ? NULL : PyLong_AsVoidPtr(value);
+}
+
+/* FastPlan(mode, inputs, out_shape, out_dtype, spare, stats, target, fail, after, keep, aot)
+ *   inputs: a tuple of (shape, dtype, format) per input;
+ *   aot: None, or (kernel address, nparam, ndims address, shapes address, dtypes address,
+ *        extra address, base pointers (nparam ints), input slots, output slot). */
+static int
+fp_init(FastPlanObject *self, PyObject *args, PyObject *kwds)
+{
+    int mode;
+    PyObject *inputs, *out_shape, *out_dtype, *spare, *stats, *target, *fail, *after, *keep, *aot;
+    if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
+        PyErr_SetString(PyExc_TypeError, "FastPlan takes positional arguments only");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(args, "iO!OOO!O!OOOOO:FastPlan", &mode, &PyTuple_Type, &inputs, &out_shape,
+                          &out_dtype, &PyList_Type, &spare, &PyDict_Type, &stats, &target, &fail, &after,
+                          &keep, &aot))
+        return -1;
+    if (mode < MODE_RETURNS || mode > MODE_AOT) {
+        PyErr_Format(PyExc_ValueError, "FastPlan: unknown mode %d", mode);
+        return -1;
+    }
+    Py_ssize_t n_in = PyTuple_GET_SIZE(inputs);
+    if (n_in > FP_MAX_IN) {
+        PyErr_Format(PyExc_ValueError, "FastPlan: %zd inputs, at most %d are supported", n_in, FP_MAX_IN);
+        return -1;
+    }
+    fp_clear(self);
+    self->mode = mode;
+    self->n_in = 0;
+    for (Py_ssize_t i = 0; i < n_in; i++) {
+        PyObject *item = PyTuple_GET_ITEM(inputs, i);
+        PyObject *shape, *dtype, *format;
+        PyArray_Descr *descr = NULL;
+        if (!PyArg_ParseTuple(item, "OOO:FastPlan input", &shape, &dtype, &format))
+            return -1;
+        int nd = read_shape(shape, self->in_dims[i], "an input shape");
+        if (nd < 0)
+            return -1;
+        if (!PyArray_DescrCheck(dtype)) {
+            PyErr_SetString(PyExc_TypeError, "FastPlan: input dtypes must be numpy.dtype objects");
+            return -1;
+        }
+        descr = (PyArray_Descr *)dtype;
+        Py_INCREF(descr);
+        Py_INCREF(format);
+        self->in_ndim[i] = nd;
+        self->in_descr[i] = descr;
+        self->in_format[i] = format;
+        self->n_in = (int)i + 1;
+    }
+    int nd = read_shape(out_shape, self->out_dims, "the output shape");
+    if (nd < 0)
+        return -1;
+    self->out_ndim = nd;
+    if (!PyArray_DescrCheck(out_dtype)) {
+        PyErr_SetString(PyExc_TypeError, "FastPlan: the output dtype must be a numpy.dtype object");
+        return -1;
+    }
+    Py_INCREF(out_dtype);
+    self->out_descr = (PyArray_Descr *)out_dtype;
+    Py_INCREF(spare);
+    self->spare = spare;
+    Py_INCREF(stats);
+    self->stats = stats;
+    Py_INCREF(target);
+    self->target = target;
+    Py_INCREF(fail);
+    self->fail = fail;
+    Py_INCREF(after);
+    self->after = after;
+    Py_INCREF(keep);
+    self->keep = keep;
+    self->kernel = NULL;
+    if (mode == MODE_AOT) {
+        PyObject *kaddr, *ndims, *shapes, *dtypes, *extra, *base, *slots;
+        int nparam, out_slot;
+        if (!PyArg_ParseTuple(aot, "OiOOOOO!O!i:FastPlan aot", &kaddr, &nparam, &ndims, &shapes, &dtypes,
+                              &extra, &PyTuple_Type, &base, &PyTuple_Type, &slots, &out_slot))
+            return -1;
+        if (nparam < 1 || nparam > FP_MAX_PARAMS || PyTuple_GET_SIZE(base) != nparam ||
+                PyTuple_GET_SIZE(slots) != n_in || out_slot < 0 || out_slot >= nparam) {
+            PyErr_SetString(PyExc_ValueError, "FastPlan: inconsistent aot parameters");
+            return -1;
+        }
+        self->kernel = (aot_kernel)read_address(kaddr);
+        self->nparam = nparam;
+        self->ndims_p = (int *)read_address(ndims);
+        self->shapes_p = (int64_t **)read_address(shapes);
+        self->dtypes_p = (const char **)read_address(dtypes);
+        self->extra_p = read_address(extra);
+        for (int k = 0; k < nparam; k++)
+            self->base[k] = read_address(PyTuple_GET_ITEM(base, k));
+        for (Py_ssize_t i = 0; i < n_in; i++) {
+            long s = PyLong_AsLong(PyTuple_GET_ITEM(slots, i));
+            if (s < 0 || s >= nparam) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_ValueError, "FastPlan: an aot input slot is out of range");
+                return -1;
+            }
+            self->in_slot[i] = (int)s;
+        }
+        self->out_slot = out_slot;
+        if (PyErr_Occurred())
+            return -1;
+        if (self->kernel == NULL) {
+            PyErr_SetString(PyExc_ValueError, "FastPlan: the aot kernel address is NULL");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static PyTypeObject FastPlanType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "mscustom._core._fastcall.FastPlan",
+    .tp_basicsize = sizeof(FastPlanObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "One signature of one custom op, ready to run from C (built by mscustom._core.fastcall).",
+    .tp_traverse = (traverseproc)fp_traverse,
+    .tp_clear = (inquiry)fp_clear,
+    .tp_dealloc = (destructor)fp_dealloc,
+    .tp_init = (initproc)fp_init,
+    .tp_new = PyType_GenericNew,
+};
+
+/* ------------------------------------------------------------------ FastCall */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *slow;            /* call_owner: every call this file does not finish */
+    PyTypeObject *tensor;      /* mscustom.Tensor */
+    Py_ssize_t off_data, off_format, off_node, off_oidx;   /* its slots */
+    PyObject *default_format;
+    PyObject *state;           /* the per-thread tape/capture state */
+    PyObject *timing;          /* dispatch.TIMING: [open timing requests] */
+    PyObject *zero, *one;
+    unsigned long long hits, misses;
+} FastCallObject;
+
+static PyObject *str_op, *str_plans, *str_fast, *str_depth, *str_capture, *str_calls;
+
+#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+
+static int
+fc_traverse(FastCallObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->slow);
+    Py_VISIT(self->tensor);
+    Py_VISIT(self->default_format);
+    Py_VISIT(self->state);
+    Py_VISIT(self->timing);
+    Py_VISIT(self->zero);
+    Py_VISIT(self->one);
+    return 0;
+}
+
+static int
+fc_clear(FastCallObject *self)
+{
+    Py_CLEAR(self->slow);
+    Py_CLEAR(self->tensor);
+    Py_CLEAR(self->default_format);
+    Py_CLEAR(self->state);
+    Py_CLEAR(self->timing);
+    Py_CLEAR(self->zero);
+    Py_CLEAR(self->one);
+    return 0;
+}
+
+static void
+fc_dealloc(FastCallObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    fc_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The offset of a __slots__ member (a member descriptor of ``type``). */
+static Py_ssize_t
+slot_offset(PyTypeObject *type, const char *name)
+{
+    PyObject *descr = PyDict_GetItemString(type->tp_dict, name);
+    if (descr == NULL || !PyObject_TypeCheck(descr, &PyMemberDescr_Type)) {
+        PyErr_Format(PyExc_TypeError, "FastCall: %s.%s is not a __slots__ member", type->tp_name, name);
+        return -1;
+    }
+    PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
+    if (m->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "FastCall: %s.%s is not an object slot", type->tp_name, name);
+        return -1;
+    }
+    return m->offset;
+}
+
+/* True when the input Tensors ``args`` fit ``fp``; their arrays land in ``arrays``. */
+static inline int
+matches(FastCallObject *self, FastPlanObject *fp, PyObject *const *args, PyArrayObject **arrays)
+{
+    for (int i = 0; i < fp->n_in; i++) {
+        PyObject *t = args[i];
+        if (Py_TYPE(t) != self->tensor)
+            return 0;
+        PyObject *data = SLOT(t, self->off_data);
+        if (data == NULL || !PyArray_Check(data))
+            return 0;
+        PyArrayObject *a = (PyArrayObject *)data;
+        int nd = PyArray_NDIM(a);
+        if (nd != fp->in_ndim[i] || PyArray_DESCR(a) != fp->in_descr[i])
+            return 0;
+        PyObject *format = SLOT(t, self->off_format);
+        if (format != fp->in_format[i])
+            return 0;
+        npy_intp *dims = PyArray_DIMS(a);
+        for (int k = 0; k < nd; k++)
+            if (dims[k] != fp->in_dims[i][k])
+                return 0;
+        if (fp->mode != MODE_RETURNS && !PyArray_IS_C_CONTIGUOUS(a))
+            return 0;                       /* Python passes a contiguous copy */
+        arrays[i] = a;
+    }
+    return 1;
+}
+
+/* Nothing in this thread records or times calls right now. */
+static inline int
+untraced(FastCallObject *self)
+{
+    PyObject *timing = PyList_GET_ITEM(self->timing, 0);
+    if (timing != self->zero)
+        return 0;
+    PyObject *depth = PyObject_GetAttr(self->state, str_depth);
+    if (depth == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    int idle = depth == self->zero;
+    Py_DECREF(depth);
+    if (!idle)
+        return 0;
+    PyObject *capture = PyObject_GetAttr(self->state, str_capture);
+    if (capture == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    idle = capture == Py_None;
+    Py_DECREF(capture);
+    return idle;
+}
+
+/* The error raised in a kernel, handed to the plan's ``fail``, which raises the op's error.
+ * BaseExceptions that are not Exceptions (KeyboardInterrupt, SystemExit) pass through. */
+static PyObject *
+kernel_raised(FastPlanObject *fp)
+{
+    if (!PyErr_ExceptionMatches(PyExc_Exception))
+        return NULL;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb != NULL)
+        PyException_SetTraceback(value, tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    PyObject *r = PyObject_CallOneArg(fp->fail, value);
+    Py_DECREF(value);
+    if (r != NULL) {
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_SystemError, "mscustom: a kernel's fail() returned instead of raising");
+    }
+    return NULL;
+}
+
+/* An output buffer: the plan's last one when nothing else references it, else a new one.
+ * As in dispatch._reuse, the buffer goes back on the spare list before the kernel runs. */
+static PyObject *
+take_buffer(FastPlanObject *fp)
+{
+    PyListObject *spare = (PyListObject *)fp->spare;
+    PyObject *buf = NULL;
+    Py_ssize_t n = Py_SIZE(spare);
+    if (n > 0) {
+        buf = spare->ob_item[n - 1];       /* list.pop(): the list's reference is now ours */
+        Py_SET_SIZE(spare, n - 1);
+        if (Py_REFCNT(buf) != 1) {         /* a Tensor, a view or a tape still holds it */
+            Py_DECREF(buf);
+            buf = NULL;
+        }
+    }
+    if (buf == NULL) {
+        Py_INCREF(fp->out_descr);
+        buf = PyArray_Empty(fp->out_ndim, fp->out_dims, fp->out_descr, 0);
+        if (buf == NULL)
+            return NULL;
+    }
+    if (PyList_Append(fp->spare, buf) < 0) {
+        Py_DECREF(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* ``res`` is an output we can take as it is: a fresh array of the plan's shape and dtype that
+ * is none of the inputs and no input's base (dispatch.call_owner and the pyfunc runner check
+ * the same; anything else goes through ``after``). */
+static inline int
+plain_result(FastPlanObject *fp, PyObject *res, PyArrayObject **arrays)
+{
+    if (!PyArray_CheckExact(res))
+        return 0;
+    PyArrayObject *r = (PyArrayObject *)res;
+    if (PyArray_BASE(r) != NULL || PyArray_NDIM(r) != fp->out_ndim || PyArray_DESCR(r) != fp->out_descr)
+        return 0;
+    npy_intp *dims = PyArray_DIMS(r);
+    for (int k = 0; k < fp->out_ndim; k++)
+        if (dims[k] != fp->out_dims[k])
+            return 0;
+    for (int i = 0; i < fp->n_in; i++)
+        if ((PyObject *)arrays[i] == res || PyArray_BASE(arrays[i]) == res)
+            return 0;
+    return 1;
+}
+
+static PyObject *
+run_plan(FastCallObject *self, FastPlanObject *fp, PyArrayObject **arrays)
+{
+    PyObject *out;
+    PyObject *stack[FP_MAX_IN + 1];
+    int n_in = fp->n_in;
+    for (int i = 0; i < n_in; i++)
+        stack[i] = (PyObject *)arrays[i];
+    if (fp->mode == MODE_RETURNS) {
+        PyObject *res = PyObject_Vectorcall(fp->target, stack, n_in, NULL);
+        if (res == NULL)
+            return kernel_raised(fp);
+        if (plain_result(fp, res, arrays)) {
+            out = res;
+        } else {
+            PyObject *ins = PyTuple_New(n_in);
+            if (ins == NULL) {
+                Py_DECREF(res);
+                return NULL;
+            }
+            for (int i = 0; i < n_in; i++) {
+                Py_INCREF(stack[i]);
+                PyTuple_SET_ITEM(ins, i, stack[i]);
+            }
+            out = PyObject_CallFunctionObjArgs(fp->after, res, ins, NULL);
+            Py_DECREF(res);
+            Py_DECREF(ins);
+            if (out == NULL)
+                return NULL;
+        }
+    } else {
+        out = take_buffer(fp);
+        if (out == NULL)
+            return NULL;
+        if (fp->mode == MODE_INTO) {
+            stack[n_in] = out;
+            PyObject *res = PyObject_Vectorcall(fp->target, stack, n_in + 1, NULL);
+            if (res == NULL) {
+                Py_DECREF(out);
+                return kernel_raised(fp);
+            }
+            Py_DECREF(res);
+        } else {
+            void *params[FP_MAX_PARAMS];
+            memcpy(params, fp->base, sizeof(void *) * fp->nparam);
+            for (int i = 0; i < n_in; i++)
+                params[fp->in_slot[i]] = PyArray_DATA(arrays[i]);
+            params[fp->out_slot] = PyArray_DATA((PyArrayObject *)out);
+            int rc;
+            Py_BEGIN_ALLOW_THREADS
+            rc = fp->kernel(fp->nparam, params, fp->ndims_p, fp->shapes_p, fp->dtypes_p, NULL, fp->extra_p);
+            Py_END_ALLOW_THREADS
+            if (rc != 0) {
+                Py_DECREF(out);
+                PyObject *code = PyLong_FromLong(rc);
+                if (code == NULL)
+                    return NULL;
+                PyObject *r = PyObject_CallOneArg(fp->fail, code);
+                Py_DECREF(code);
+                if (r != NULL) {
+                    Py_DECREF(r);
+                    PyErr_SetString(PyExc_SystemError, "mscustom: an aot kernel's fail() returned");
+                }
+                return NULL;
+            }
+        }
+    }
+    /* stats["calls"] += 1 */
+    PyObject *calls = PyDict_GetItemWithError(fp->stats, str_calls);
+    if (calls == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_KeyError, "calls");
+        Py_DECREF(out);
+        return NULL;
+    }
+    PyObject *more = PyNumber_Add(calls, self->one);
+    if (more == NULL || PyDict_SetItem(fp->stats, str_calls, more) < 0) {
+        Py_XDECREF(more);
+        Py_DECREF(out);
+        return NULL;
+    }
+    Py_DECREF(more);
+    /* the Tensor, as object.__new__(Tensor) and four slot assignments */
+    PyObject *t = self->tensor->tp_alloc(self->tensor, 0);
+    if (t == NULL) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    SLOT(t, self->off_data) = out;
+    Py_INCREF(self->default_format);
+    SLOT(t, self->off_format) = self->default_format;
+    Py_INCREF(Py_None);
+    SLOT(t, self->off_node) = Py_None;
+    Py_INCREF(self->zero);
+    SLOT(t, self->off_oidx) = self->zero;
+    return t;
+}
+
+static PyObject *
+fc_vectorcall(FastCallObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyArrayObject *arrays[FP_MAX_IN];
+    if (nargs < 2 || nargs - 1 > FP_MAX_IN || (kwnames != NULL && PyTuple_GET_SIZE(kwnames)))
+        goto slow;
+    PyObject *op = PyObject_GetAttr(args[0], str_op);
+    if (op == NULL) {
+        PyErr_Clear();
+        goto slow;
+    }
+    PyObject *plans = PyObject_GetAttr(op, str_plans);
+    Py_DECREF(op);
+    if (plans == NULL) {
+        PyErr_Clear();
+        goto slow;
+    }
+    PyObject *fast = PyObject_GetAttr(plans, str_fast);
+    Py_DECREF(plans);
+    if (fast == NULL) {
+        PyErr_Clear();
+        goto slow;
+    }
+    FastPlanObject *fp = NULL;
+    if (PyTuple_CheckExact(fast)) {
+        Py_ssize_t n = PyTuple_GET_SIZE(fast);
+        for (Py_ssize_t j = 0; j < n; j++) {
+            FastPlanObject *cand = (FastPlanObject *)PyTuple_GET_ITEM(fast, j);
+            if (Py_TYPE(cand) == &FastPlanType && cand->n_in == nargs - 1 &&
+                    matches(self, cand, args + 1, arrays)) {
+                fp = cand;
+                break;
+            }
+        }
+    }
+    if (fp == NULL || !untraced(self)) {
+        Py_DECREF(fast);
+        goto slow;
+    }
+    Py_INCREF(fp);                          /* the tuple may be replaced while an aot kernel runs */
+    Py_DECREF(fast);
+    self->hits++;
+    PyObject *res = run_plan(self, fp, arrays);
+    Py_DECREF(fp);
+    return res;
+slow:
+    self->misses++;
+    return PyObject_Vectorcall(self->slow, args, nargsf, kwnames);
+}
+
+static PyObject *
+fc_call(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return PyVectorcall_Call(self, args, kwargs);
+}
+
+/* Looked up on an instance (``op.__call__``), the FastCall binds like a function. */
+static PyObject *
+fc_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None) {
+        Py_INCREF(self);
+        return self;
+    }
+    return PyMethod_New(self, obj);
+}
+
+/* FastCall(slow, tensor_type, default_format, state, timing) */
+static PyObject *
+fc_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *slow, *tensor, *default_format, *state, *timing;
+    if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
+        PyErr_SetString(PyExc_TypeError, "FastCall takes positional arguments only");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "OO!UOO!:FastCall", &slow, &PyType_Type, &tensor, &default_format, &state,
+                          &PyList_Type, &timing))
+        return NULL;
+    if (PyList_GET_SIZE(timing) != 1) {
+        PyErr_SetString(PyExc_ValueError, "FastCall: timing must be a one-item list");
+        return NULL;
+    }
+    FastCallObject *self = (FastCallObject *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    PyTypeObject *tt = (PyTypeObject *)tensor;
+    if ((self->off_data = slot_offset(tt, "_data")) < 0 || (self->off_format = slot_offset(tt, "_format")) < 0 ||
+            (self->off_node = slot_offset(tt, "_node")) < 0 || (self->off_oidx = slot_offset(tt, "_oidx")) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->vectorcall = (vectorcallfunc)fc_vectorcall;
+    Py_INCREF(slow);
+    self->slow = slow;
+    Py_INCREF(tensor);
+    self->tensor = tt;
+    PyUnicode_InternInPlace(&default_format);
+    Py_INCREF(default_format);
+    self->default_format = default_format;
+    Py_INCREF(state);
+    self->state = state;
+    Py_INCREF(timing);
+    self->timing = timing;
+    self->zero = PyLong_FromLong(0);
+    self->one = PyLong_FromLong(1);
+    if (self->zero == NULL || self->one == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static PyObject *
+fc_counts(FastCallObject *self, PyObject *Py_UNUSED(ignored))
+{
+    return Py_BuildValue("(KK)", self->hits, self->misses);
+}
+
+static PyMethodDef fc_methods[] = {
+    {"counts", (PyCFunction)fc_counts, METH_NOARGS,
+     "(calls finished in C, calls handed to Python) since this FastCall was made."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyObject *
+fc_get_slow(FastCallObject *self, void *closure)
+{
+    Py_INCREF(self->slow);
+    return self->slow;
+}
+
+static PyGetSetDef fc_getset[] = {
+    {"slow", (getter)fc_get_slow, NULL, "The Python call path every other call takes.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject FastCallType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "mscustom._core._fastcall.FastCall",
+    .tp_basicsize = sizeof(FastCallObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
+                Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "The __call__ of ops.Custom: warm calls in C, every other call through Python.",
+    .tp_vectorcall_offset = offsetof(FastCallObject, vectorcall),
+    .tp_call = fc_call,
+    .tp_descr_get = fc_descr_get,
+    .tp_traverse = (traverseproc)fc_traverse,
+    .tp_clear = (inquiry)fc_clear,
+    .tp_dealloc = (destructor)fc_dealloc,
+    .tp_new = fc_new,
+    .tp_methods = fc_methods,
+    .tp_getset = fc_getset,
+};
+
+/* ------------------------------------------------------------------ module */
+
+static struct PyModuleDef fastcall_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "mscustom._core._fastcall",
+    .m_doc = "The compiled call path of ops.Custom (see mscustom/_core/fastcall.py).",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC
+PyInit__fastcall(void)
+{
+    import_array();
+    if (PyType_Ready(&FastPlanType) < 0 || PyType_Ready(&FastCallType) < 0)
+        return NULL;
+    if (!(str_op = PyUnicode_InternFromString("_op")) || !(str_plans = PyUnicode_InternFromString("plans")) ||
+            !(str_fast = PyUnicode_InternFromString("fast")) ||
+            !(str_depth = PyUnicode_InternFromString("depth")) ||
+            !(str_capture = PyUnicode_InternFromString("capture")) ||
+            !(str_calls = PyUnicode_InternFromString("calls")))
+        return NULL;
+    PyObject *m = PyModule_Create(&fastcall_module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&FastPlanType);
+    Py_INCREF(&FastCallType);
+    if (PyModule_AddObject(m, "FastPlan", (PyObject *)&FastPlanType) < 0 ||
+            PyModule_AddObject(m, "FastCall", (PyObject *)&FastCallType) < 0 ||
+            PyModule_AddIntConstant(m, "RETURNS", MODE_RETURNS) < 0 ||
+            PyModule_AddIntConstant(m, "INTO", MODE_INTO) < 0 ||
+            PyModule_AddIntConstant(m, "AOT", MODE_AOT) < 0 ||
+            PyModule_AddIntConstant(m, "MAX_INPUTS", FP_MAX_IN) < 0 ||
+            PyModule_AddIntConstant(m, "MAX_DIMS", FP_MAX_DIM) < 0 ||
+            PyModule_AddIntConstant(m, "MAX_PARAMS", FP_MAX_PARAMS) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
