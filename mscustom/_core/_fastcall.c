@@ -694,8 +694,17 @@ fc_get_slow(FastCallObject *self, void *closure)
     return self->slow;
 }
 
+static PyObject *
+fc_get_name(FastCallObject *self, void *closure)
+{
+    return PyUnicode_FromString("__call__");
+}
+
 static PyGetSetDef fc_getset[] = {
     {"slow", (getter)fc_get_slow, NULL, "The Python call path every other call takes.", NULL},
+    {"__wrapped__", (getter)fc_get_slow, NULL, "The same (inspect.signature follows it).", NULL},
+    {"__name__", (getter)fc_get_name, NULL, NULL, NULL},
+    {"__qualname__", (getter)fc_get_name, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
