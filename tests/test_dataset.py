@@ -215,3 +215,15 @@ def test_same_seed_same_shuffle_however_many_datasets_came_before():
     assert shuffled_orders() == first
     ds.config.set_seed(8)
     assert rows(ds.NumpySlicesDataset({"v": np.arange(20)}, shuffle=True)) != first[0]
+
+
+def test_config_set_seed_checks_like_mindspore_and_seeds_python_and_numpy():
+    import random
+    with pytest.raises(TypeError, match="dataset.config.set_seed: seed must be an int, got str '1'"):
+        ds.config.set_seed("1")
+    with pytest.raises(ValueError, match=r"seed must be an int in \[0, 2\*\*32\), got -1"):
+        ds.config.set_seed(-1)
+    ds.config.set_seed(3)
+    first = (random.random(), np.random.rand())
+    ds.config.set_seed(3)
+    assert (random.random(), np.random.rand()) == first and ds.config.get_seed() == 3

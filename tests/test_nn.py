@@ -306,6 +306,10 @@ def test_initializer_errors():
         nn.initializer("he_uniform", (5,))
     with pytest.raises(ValueError, match="set_seed: seed must be a non-negative int, got -1"):
         ms.set_seed(-1)
+    with pytest.raises(TypeError, match="set_seed: seed must be an int, got float 1.5"):
+        ms.set_seed(1.5)                    # MindSpore: TypeError for the type, ValueError for the value
+    with pytest.raises(TypeError, match="got bool True"):
+        ms.set_seed(True)
 
 
 def test_set_seed_makes_models_reproducible():

@@ -7,6 +7,8 @@ Example::
     ds.config.set_prefetch_size(4)    # rows (or batches) loaded ahead of the consumer
 """
 
+import random
+
 import numpy as np
 
 __all__ = ["set_seed", "get_seed", "set_prefetch_size", "get_prefetch_size"]
@@ -16,10 +18,15 @@ _STATE = {"seed": None, "prefetch_size": 16}
 
 def set_seed(seed):
     """Seed every shuffle of the pipeline (epoch ``e`` of a node draws from ``(seed, e, node)``, where
-    ``node`` is the node's place in its own pipeline: the same seed gives the same order)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 32:
+    ``node`` is the node's place in its own pipeline: the same seed gives the same order), and, as in
+    MindSpore, Python's ``random`` and ``numpy.random``."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"dataset.config.set_seed: seed must be an int, got {type(seed).__name__} {seed!r}")
+    if not 0 <= seed < 2 ** 32:
         raise ValueError(f"dataset.config.set_seed: seed must be an int in [0, 2**32), got {seed!r}")
     _STATE["seed"] = int(seed)
+    random.seed(int(seed))
+    np.random.seed(int(seed))
 
 
 def get_seed():

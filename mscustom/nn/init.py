@@ -42,7 +42,9 @@ def set_seed(seed):
         ms.set_seed(1)
         assert (nn.Dense(2, 3).weight.asnumpy() == a).all()
     """
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_)) or seed < 0:
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_)):
+        raise TypeError(f"set_seed: seed must be an int, got {type(seed).__name__} {seed!r}")
+    if seed < 0:                        # as MindSpore: TypeError for the type, ValueError for the value
         raise ValueError(f"set_seed: seed must be a non-negative int, got {seed!r}")
     seed = int(seed)
     _STATE["seed"] = seed
