@@ -593,3 +593,28 @@ def test_train_one_step_cell_gives_the_optimizer_every_gradient_as_scratch():
     (j,) = [j for j, st in enumerate(rec.steps) if st.kind == "effect"]
     assert rec._scratch_flags(j, rec.steps[j]) == (True,) * len(net.trainable_params())
     assert f"scratch=X{j}" in rec.source
+
+
+def test_dense_relu_and_bias_gradient_chains_keep_eager_results():
+    """Dense+ReLU and relu's gradient+bias gradient run as chained kernels; values equal eager mode's."""
+    def build():
+        ms.set_seed(6)
+        net = nn.SequentialCell(nn.Dense(12, 40), nn.ReLU(), nn.Dense(40, 24), nn.ReLU(), nn.Dense(24, 5))
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), 0.1))
+        return step.set_train(), net
+    rng = np.random.default_rng(7)
+    batches = [(ms.Tensor(rng.standard_normal((32, 12)).astype(np.float32)),
+                ms.Tensor(rng.integers(0, 5, 32).astype(np.int32))) for _ in range(3)]
+    eager, eager_net = build()
+    want = [float(eager(x, y).asnumpy()) for x, y in batches]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        graph, graph_net = build()
+        got = [float(graph(x, y).asnumpy()) for x, y in batches]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert got == want
+    for a, b in zip(eager_net.trainable_params(), graph_net.trainable_params()):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    assert _ce_step_modes(graph).get("chain") == 4      # two Dense+ReLU, two relu_grad+bias gradient

@@ -11,7 +11,9 @@
    given buffer; a custom kernel that writes into preallocated outputs gets
    them; anything else runs as in eager mode and allocates. Two calls an op
    pairs through ``FFuseInto`` (a loss and its gradient, on the same inputs)
-   become one kernel call that shares their common work.
+   become one kernel call that shares their common work, and a call an op
+   chains through ``FFuseConsumer`` (a Dense layer and the ReLU reading its
+   output) becomes one kernel call that writes both values in one pass.
 3. **Buffers by liveness**: outputs written into given buffers get them from
    an arena owned by the record. A buffer is free again after the last step
    that reads its value (or any view of it: aliasing is read from the recorded
@@ -33,6 +35,8 @@ from ..tensor import Tensor
 from .capture import GuardMiss
 
 __all__ = ["Record"]
+
+_INTO_MODES = ("ufunc", "ufunc_t", "into", "fused", "chain", "prealloc")     # kernels writing given buffers
 
 
 class _Groups:
@@ -96,6 +100,7 @@ class Record:
                 st.mode = _kernel_mode(st, cap.arrays)
         self._skip_noop_reshapes()
         self._fuse_pairs()
+        self._fuse_consumers()
         self._transposed_products()
         self._use_views()
         self.buffers = {}                   # slot -> arena buffer
@@ -172,6 +177,55 @@ class Record:
         if dropped:
             self.steps = [st for st in self.steps if id(st) not in dropped]
 
+    def _fuse_consumers(self):
+        """An op with ``FFuseConsumer = {consumer: (accept, fn)}`` and a later call of ``consumer`` whose
+        first input is this call's first output run as one kernel ``fn`` at the first call.
+
+        ``fn(attrs, inputs + consumer's other inputs, outputs + consumer's
+        outputs)`` writes both calls' outputs (a Dense layer's output and the
+        ReLU of it; relu's gradient and its sum over the rows). ``accept(attrs,
+        consumer_attrs, array)`` (or None: always) says, from the attributes
+        and the recorded first output, whether ``fn`` computes the consumer.
+        Values are never overwritten between the two calls (every kernel
+        output is a new value), so computing the consumer early is exact; its
+        other inputs must already exist, and no effect or host op may run in
+        between (it could change one of them in place).
+        """
+        producer_index = {}
+        for j, st in enumerate(self.steps):
+            for s in st.outs:
+                producer_index[s] = j
+        arrays = self.cap.arrays
+        dropped = set()
+        for j, st in enumerate(self.steps):
+            if st.kind != "kernel" or st.mode != "into" or id(st) in dropped or not st.outs:
+                continue
+            rules = st.op.attrs.get("FFuseConsumer")
+            if not rules:
+                continue
+            first = st.outs[0]
+            for k in range(j + 1, len(self.steps)):
+                other = self.steps[k]
+                if other.kind in ("effect", "host"):
+                    break
+                if other.kind != "kernel" or not other.ins or other.ins[0] != first:
+                    continue
+                rule = rules.get(other.op.name)
+                if rule is None or other.mode != "into" or id(other) in dropped:
+                    continue
+                accept, fn = rule
+                extra = other.ins[1:]
+                if any(producer_index.get(s, -1) >= j for s in extra) \
+                        or (accept is not None and not accept(st.attrs, other.attrs, arrays[first])):
+                    continue
+                st.mode, st.fn = "chain", fn
+                st.ins = st.ins + extra
+                st.outs = st.outs + other.outs
+                dropped.add(id(other))
+                break
+        if dropped:
+            self.steps = [st for st in self.steps if id(st) not in dropped]
+
     def _transposed_products(self):
         """``transpose(matmul(a, b))`` of 2-D operands becomes ``matmul(b.T, a.T)``, written in place.
 
@@ -230,7 +284,7 @@ class Record:
         for st in self.steps:
             if st.mode == "view":
                 groups.union(st.outs[0], st.ins[0])
-            elif st.kind in ("kernel", "host") and st.mode not in ("ufunc", "ufunc_t", "into", "fused", "prealloc"):
+            elif st.kind in ("kernel", "host") and st.mode not in _INTO_MODES:
                 for o in st.outs:
                     for i in st.ins:
                         if np.may_share_memory(arrays[o], arrays[i]):
@@ -245,7 +299,7 @@ class Record:
         free = {}                           # (shape, dtype) -> [buffers]
         release = {}                        # step index -> [(key, buffer)]
         for j, st in enumerate(self.steps):
-            if st.kind == "kernel" and st.mode in ("ufunc", "ufunc_t", "into", "fused", "prealloc"):
+            if st.kind == "kernel" and st.mode in _INTO_MODES:
                 for s in st.outs:
                     g = groups.find(s)
                     if g in escaping:
@@ -316,7 +370,7 @@ class Record:
                     ns[f"F{j}"] = st.op.attrs["FComputeInto"]
                     outs = out_names(st)
                     emit(f"    F{j}(K{j}, {tup}, ({', '.join(outs)},))")
-                elif mode == "fused":
+                elif mode == "fused" or mode == "chain":
                     ns[f"F{j}"] = st.fn
                     outs = out_names(st)
                     emit(f"    F{j}(K{j}, {tup}, ({', '.join(outs)},))")
