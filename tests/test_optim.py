@@ -297,3 +297,28 @@ def test_plain_sgd_on_a_large_parameter_equals_the_two_pass_numpy_update():
         opt((ms.Tensor(g),))
         want -= g * 0.05
     np.testing.assert_array_equal(w.asnumpy(), want)
+
+
+def test_plain_sgd_updates_every_parameter_in_one_pass_once_one_is_large(monkeypatch):
+    """sub_scaled_all: the two-pass NumPy values for every parameter, small ones included; nothing done
+    (False) when one pair does not fit, or when no parameter is large and the loop is not loaded."""
+    from mscustom.nn.optim import _one_pass
+    rng = np.random.default_rng(9)
+    shapes = [(64, _one_pass.MIN_SIZE // 64), (64,), (3, 5), (2, 2, 3)]
+    for dt in (np.float32, np.float64):
+        p0 = [(rng.standard_normal(s) * 1e2).astype(dt) for s in shapes]
+        grads = [(rng.standard_normal(s) * 1e-2).astype(dt) for s in shapes]
+        params = [ms.Parameter(ms.Tensor(p.copy()), name=f"p{i}") for i, p in enumerate(p0)]
+        assert _one_pass.sub_scaled_all(params, grads, 0.0333)
+        for prm, p, g in zip(params, p0, grads):
+            np.testing.assert_array_equal(prm.asnumpy(), p - g * 0.0333)
+    params = [ms.Parameter(ms.Tensor(np.ones(s, np.float32)), name=f"q{i}") for i, s in enumerate(shapes)]
+    ones = [np.ones(s, np.float32) for s in shapes]
+    strided = np.ones((3, 10), np.float32)[:, ::2]
+    assert not _one_pass.sub_scaled_all(params, ones[:3] + [np.ones((2, 2, 3), np.float16)], 0.1)
+    assert not _one_pass.sub_scaled_all(params[2:3], [strided], 0.1)
+    assert not _one_pass.sub_scaled_all(params, ones, np.float64(0.1))
+    monkeypatch.setattr(_one_pass, "_KERNEL", [])
+    assert not _one_pass.sub_scaled_all(params[1:], ones[1:], 0.1)      # all small: NumPy's two passes
+    for prm in params:
+        np.testing.assert_array_equal(prm.asnumpy(), 1.0)

@@ -36,7 +36,7 @@ import numpy as np
 from ..._core import capture as _capture
 from ...tensor import Parameter, ParameterTuple, Tensor
 from ..cell import Cell
-from ._one_pass import sub_scaled
+from ._one_pass import sub_scaled, sub_scaled_all
 
 __all__ = ["Optimizer"]
 
@@ -137,6 +137,8 @@ class Optimizer(Cell):
         self.weight_decay = weight_decay
         self.global_step = 0
         self._work = [np.empty_like(p._data) for p in params]    # per-step gradient scratch
+        # every parameter takes the base rate, undecayed and uncentralized (plain SGD: one loop per parameter)
+        self._uniform = not self.is_group_lr and not any(wds) and not any(gcs)
 
     def _parse_params(self, parameters, weight_decay, who):
         if isinstance(parameters, Parameter):
@@ -270,6 +272,8 @@ class Optimizer(Cell):
         self.global_step = step + 1             # the update of step t sees global_step == t + 1
         inv_scale = 1.0 / self.loss_scale
         plain = self._plain_descent
+        if plain and self._uniform and sub_scaled_all(params, grad_arrays, base_lr * inv_scale):
+            return                              # p -= lr * g for every parameter, one pass each (Numba)
         for i, (p, garr) in enumerate(zip(params, grad_arrays)):
             parr = p._data
             work = self._work[i]
