@@ -618,3 +618,55 @@ def test_dense_relu_and_bias_gradient_chains_keep_eager_results():
     for a, b in zip(eager_net.trainable_params(), graph_net.trainable_params()):
         np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
     assert _ce_step_modes(graph).get("chain") == 4      # two Dense+ReLU, two relu_grad+bias gradient
+
+
+def _mlp_step(hidden=256):
+    ms.set_seed(8)
+    net = nn.SequentialCell(nn.Dense(hidden, 128), nn.ReLU(), nn.Dense(128, 4))
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), 0.05))
+    return step.set_train(), net
+
+
+def test_large_weight_gradients_reach_sgd_as_products_and_train_like_eager():
+    """A weight of 32768+ elements is updated from its gradient's matmul operands with one GEMM: the
+    gradient array is never made; parameters stay within rounding of eager mode's."""
+    from mscustom.nn.optim import _gemm_update
+    if not _gemm_update.available():
+        pytest.skip("NumPy's BLAS is not OpenBLAS with 64-bit CBLAS entry points")
+    rng = np.random.default_rng(9)
+    batches = [(ms.Tensor(rng.standard_normal((16, 256)).astype(np.float32)),
+                ms.Tensor(rng.integers(0, 4, 16).astype(np.int32))) for _ in range(4)]
+    eager, eager_net = _mlp_step()
+    want = [float(eager(x, y).asnumpy()) for x, y in batches]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        graph, graph_net = _mlp_step()
+        got = [float(graph(x, y).asnumpy()) for x, y in batches]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    for a, b in zip(eager_net.trainable_params(), graph_net.trainable_params()):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-5, atol=1e-7)
+    modes = _ce_step_modes(graph)
+    assert modes.get("product_updates") == 1            # the 128x256 weight; the 4x128 one is small
+
+
+def test_without_the_blas_entry_points_gradients_stay_arrays(monkeypatch):
+    from mscustom.nn.optim import _gemm_update
+    monkeypatch.setitem(_gemm_update._STATE, "fns", None)
+    rng = np.random.default_rng(9)
+    x, y = (ms.Tensor(rng.standard_normal((16, 256)).astype(np.float32)),
+            ms.Tensor(rng.integers(0, 4, 16).astype(np.int32)))
+    eager, eager_net = _mlp_step()
+    want = [float(eager(x, y).asnumpy()) for _ in range(2)]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        graph, graph_net = _mlp_step()
+        got = [float(graph(x, y).asnumpy()) for _ in range(2)]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert got == want
+    for a, b in zip(eager_net.trainable_params(), graph_net.trainable_params()):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    assert "product_updates" not in _ce_step_modes(graph)

@@ -103,6 +103,7 @@ class Record:
         self._fuse_consumers()
         self._transposed_products()
         self._use_views()
+        self._products_into_updates()
         self.buffers = {}                   # slot -> arena buffer
         self.fresh = set()                  # slots written into fresh memory on every replay
         self._plan_buffers(cap)
@@ -277,6 +278,61 @@ class Record:
                    for r in readers.get(s, ())):
                 st.mode = "view"
 
+    def _products_into_updates(self):
+        """A gradient that only an optimizer update reads, made by a 2-D ``matmul`` of values the capture
+        made or was given, is passed to the update as the product's operands; the matmul step goes.
+
+        The effect's function must have ``accepts_products = True`` and its
+        owner a ``_takes_product(i, a, b, transpose_a, transpose_b)`` method
+        saying (from the recorded arrays) whether argument ``i`` may come as
+        ``op(a) @ op(b)``; the replay then passes None there and
+        ``products=((i, a, b, transpose_a, transpose_b), ...)``. Plain SGD
+        adds ``-lr * op(a) @ op(b)`` to the parameter with one GEMM (no
+        gradient array, no second pass; see ``nn/optim/_gemm_update.py``).
+        Operands read through outside tensors (Parameters) are not taken: an
+        effect could change them before the update runs.
+        """
+        producer, reads = {}, {}
+        for st in self.steps:
+            for s in st.outs:
+                producer[s] = st
+            for s in st.ins:
+                reads[s] = reads.get(s, 0) + 1
+        outs = set(self.out_slots)
+        slots = self.cap.slots
+        arrays = self.cap.arrays
+        dropped = set()
+        for j, st in enumerate(self.steps):
+            if st.kind != "effect" or not getattr(st.fn, "accepts_products", False) \
+                    or not getattr(st.fn, "accepts_scratch", False):
+                continue
+            take = getattr(getattr(st.fn, "__self__", None), "_takes_product", None)
+            if take is None:
+                continue
+            args, prods = list(st.ins), []
+            for i, s in enumerate(st.ins):
+                mm = producer.get(s)
+                if mm is None or mm.kind != "kernel" or mm.op.name != "matmul" or mm.mode not in ("into", "ufunc") \
+                        or s in outs or reads.get(s) != 1 or len(mm.ins) != 2 or len(mm.outs) != 1:
+                    continue
+                a, b = mm.ins
+                if slots[a][0] == "ext" or slots[b][0] == "ext" or arrays[a].ndim != 2 or arrays[b].ndim != 2:
+                    continue
+                if any(o.kind in ("effect", "host") for o in self.steps[self.steps.index(mm) + 1:j]):
+                    continue
+                ta = bool(mm.attrs.get("transpose_a")) if mm.mode == "into" else False
+                tb = bool(mm.attrs.get("transpose_b")) if mm.mode == "into" else False
+                if not take(i, arrays[a], arrays[b], ta, tb):
+                    continue
+                args[i] = None
+                prods.append((i, a, b, ta, tb))
+                dropped.add(id(mm))
+            if prods:
+                st.products = (args, prods)
+                st.ins = [s for s in args if s is not None] + [x for p in prods for x in p[1:3]]
+        if dropped:
+            self.steps = [st for st in self.steps if id(st) not in dropped]
+
     # ----------------------------------------------------------------- buffers
     def _plan_buffers(self, cap):
         arrays = cap.arrays
@@ -413,6 +469,12 @@ class Record:
                     for k, s in enumerate(st.outs):
                         emit(f"    v{s} = r[{k}]")
                         defined.add(s)
+            elif st.kind == "effect" and st.products is not None:
+                arg_slots, prods = st.products
+                ns[f"F{j}"], ns[f"X{j}"] = st.fn, self._scratch_flags(j, st, arg_slots)
+                args = ", ".join("None" if s is None else ref(s) for s in arg_slots)
+                prod = "".join(f"({i}, {ref(a)}, {ref(b)}, {ta}, {tb}), " for i, a, b, ta, tb in prods)
+                emit(f"    F{j}({args}, scratch=X{j}, products=({prod}))")
             elif st.kind == "effect" and getattr(st.fn, "accepts_scratch", False):
                 ns[f"F{j}"], ns[f"X{j}"] = st.fn, self._scratch_flags(j, st)
                 emit(f"    F{j}({args}, scratch=X{j})")
@@ -441,19 +503,24 @@ class Record:
         exec(code, ns)
         return source, ns["replay"]
 
-    def _scratch_flags(self, j, st):
+    def _scratch_flags(self, j, st, arg_slots=None):
         """Per input of effect step ``j``: True where the value is an arena buffer nobody reads afterwards.
 
         An effect whose function has ``accepts_scratch = True`` is called with
         ``scratch=`` these flags and may overwrite those arrays (an optimizer
         scales the gradient in place instead of copying it to a work buffer).
         A value passed twice, returned, or sharing memory with another live
-        value is never scratch.
+        value is never scratch. ``arg_slots``: the arguments where they differ
+        from the step's inputs (None where a product is passed instead).
         """
         groups, last_use = self._groups, self._last_use
         roots = [groups.find(s) for s in st.ins]
         flags = []
-        for s, g in zip(st.ins, roots):
+        for s in (st.ins if arg_slots is None else arg_slots):
+            if s is None:
+                flags.append(False)
+                continue
+            g = groups.find(s)
             flags.append(s in self.buffers and s not in self.fresh and last_use.get(g) == j
                          and roots.count(g) == 1)
         return tuple(flags)
@@ -486,6 +553,9 @@ class Record:
         for st in self.steps:
             key = st.mode if st.kind == "kernel" else st.kind
             modes[key] = modes.get(key, 0) + 1
+        modes_products = sum(len(st.products[1]) for st in self.steps if st.products is not None)
+        if modes_products:
+            modes["product_updates"] = modes_products
         return {"steps": len(self.steps), "dropped": self.dropped, "modes": modes,
                 "arena_bytes": self.arena_bytes, "fresh_outputs": len(self.fresh)}
 

@@ -75,6 +75,9 @@ def sub_scaled_all(params, grads, scale):
     large = bool(_KERNEL)
     for prm, g in zip(params, grads):
         p = prm._data
+        if g is None:                       # updated already (graph mode's products)
+            arrays.append(None)
+            continue
         if p.shape != g.shape or p.dtype != g.dtype or p.dtype not in _DTYPES or not p.ndim \
                 or not p.flags.c_contiguous or not g.flags.c_contiguous:
             return False
@@ -88,6 +91,8 @@ def sub_scaled_all(params, grads, scale):
     kernel = _KERNEL[0]
     dt = None
     for p, g in zip(arrays, grads):
+        if p is None:
+            continue
         if p.dtype is not dt:
             dt = p.dtype
             lr = dt.type(scale)             # rounded to the arrays' dtype, as NumPy does with a Python float
