@@ -192,6 +192,7 @@ def grad_into(attrs, ins, o):
 _ROW_LOOPS = []
 _ROW_LOOP_MAX = 1 << 16         # elements; larger logits: NumPy's vectorised loops win
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_ONE = {dt: dt.type(1) for dt in _FLOATS}
 
 
 def _shift_rows(x, p, m):
@@ -247,12 +248,14 @@ def _loss_and_grad_rows(x2, labels, dloss, red, loss_out, p):
     s = _add_reduce(p, 1)
     ls = np.log(s)
     loss = np.empty(n, dt)
-    k = dloss / n if red == "mean" else dloss           # what _finish_grad multiplies by
-    bad = finish(x2, labels, m, s, ls, p, loss, dt.type(k), dt.type(1))
+    d = dloss[()]                                       # a NumPy scalar of dt: scalar arithmetic is cheaper
+    k = d / n if red == "mean" else d                   # what _finish_grad multiplies by (the same rounding)
+    bad = finish(x2, labels, m, s, ls, p, loss, k, _ONE[dt])
     if bad >= 0:
         raise ValueError(f"op 'sparse_softmax_cross_entropy': label {int(labels[bad])} is out of range for "
                          f"{x2.shape[1]} classes (expected 0 <= label < {x2.shape[1]})")
-    loss_out[...] = _reduce_loss(loss, red, n, dt, n)
+    total = _add_reduce(loss, None)                     # _reduce_loss's sum and division (n > 0 here)
+    loss_out[()] = total / n if red == "mean" else total
 
 
 def loss_and_grad_into(attrs, ins, loss_out, grad_out):
