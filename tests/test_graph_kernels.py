@@ -111,22 +111,34 @@ def test_fused_loss_and_gradient_equal_the_two_eager_kernels(reduction, ignore_i
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_fused_loss_row_loops_match_numpy_on_special_values(dtype):
-    """The Numba row loops (2-d logits, mean/sum) against the NumPy kernels: NaN, inf, huge and tied logits."""
+def test_fused_loss_row_loops_match_numpy_on_special_values(dtype, monkeypatch):
+    """The Numba row loops (2-d logits, mean/sum; the fused kernel, and the loss and the gradient alone as
+    eager calls make them once Numba is loaded) against the NumPy kernels: NaN, inf, huge and tied logits."""
     from mscustom.ops import _loss_ops
     rng = np.random.default_rng(12)
     x = (rng.standard_normal((40, 7)) * 30).astype(dtype)
     x[0, 3], x[1, :] = np.nan, 5.0
     x[2, 0], x[3, 2], x[4, :] = np.inf, -np.inf, -1e30
     y = rng.integers(0, 7, 40).astype(np.int64)
+    _loss_ops._row_loops()
     for reduction in ("mean", "sum"):
         attrs = {"reduction": reduction, "ignore_index": None}
         d = np.asarray(1.7, dtype)
         loss, grad = np.empty((), dtype), np.empty(x.shape, dtype)
         _loss_ops.loss_and_grad_into(attrs, (x, y, d), loss, grad)
-        np.testing.assert_array_equal(loss, _loss_ops.loss_into(attrs, (x, y)))
-        np.testing.assert_array_equal(grad, _loss_ops.grad_into(attrs, (x, y, d), np.empty(x.shape, dtype)))
-    assert _loss_ops._ROW_LOOPS, "the row loops were not used"
+        assert _loss_ops._rows_fit(attrs, x, y)
+        row_loss = _loss_ops.loss_into(attrs, (x, y))
+        row_grad = _loss_ops.grad_into(attrs, (x, y, d), np.empty(x.shape, dtype))
+        with monkeypatch.context() as m:
+            m.setattr(_loss_ops, "_rows_fit", lambda *a: False)         # the NumPy kernels
+            want_loss = _loss_ops.loss_into(attrs, (x, y))
+            want_grad = _loss_ops.grad_into(attrs, (x, y, d), np.empty(x.shape, dtype))
+        for got in (loss, row_loss):
+            np.testing.assert_array_equal(got, want_loss)
+            assert got.dtype == want_loss.dtype and got.shape == want_loss.shape
+        for got in (grad, row_grad):
+            np.testing.assert_array_equal(got, want_grad)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want_grad))
     with pytest.raises(ValueError, match="op 'sparse_softmax_cross_entropy': label 7 is out of range for 7"):
         _loss_ops.loss_and_grad_into(attrs, (x, np.full(40, 7, np.int64), d), loss, grad)
 
