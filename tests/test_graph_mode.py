@@ -670,3 +670,31 @@ def test_without_the_blas_entry_points_gradients_stay_arrays(monkeypatch):
     for a, b in zip(eager_net.trainable_params(), graph_net.trainable_params()):
         np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
     assert "product_updates" not in _ce_step_modes(graph)
+
+
+def test_a_weight_gradient_that_is_returned_stays_an_array():
+    """Product updates only take gradients nobody else reads: returned gradients are computed as arrays."""
+    from mscustom.nn.optim import _gemm_update
+    if not _gemm_update.available():
+        pytest.skip("NumPy's BLAS is not OpenBLAS with 64-bit CBLAS entry points")
+    ms.set_seed(10)
+    net = nn.Dense(256, 128)
+    opt = nn.SGD(net.trainable_params(), 0.05)
+    loss_fn = nn.MSELoss()
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
+
+    @ms.jit
+    def step(x, y):
+        loss, grads = grad_fn(x, y)
+        opt(grads)
+        return loss, grads
+
+    rng = np.random.default_rng(11)
+    x = ms.Tensor(rng.standard_normal((8, 256)).astype(np.float32))
+    y = ms.Tensor(rng.standard_normal((8, 128)).astype(np.float32))
+    for _ in range(3):
+        w = net.weight.asnumpy().copy()
+        loss, grads = step(x, y)
+        np.testing.assert_array_equal(net.weight.asnumpy(), w - grads[0].asnumpy() * np.float32(0.05))
+    (variants,) = step.records.values()
+    assert "product_updates" not in variants[0].describe()["modes"]
