@@ -13,7 +13,10 @@
    pairs through ``FFuseInto`` (a loss and its gradient, on the same inputs)
    become one kernel call that shares their common work, and a call an op
    chains through ``FFuseConsumer`` (a Dense layer and the ReLU reading its
-   output) becomes one kernel call that writes both values in one pass.
+   output) becomes one kernel call that writes both values in one pass. A
+   matmul whose result only an optimizer update reads is handed to the
+   update as its operands when the optimizer takes it (``accepts_products``:
+   plain SGD adds the scaled product with one GEMM).
 3. **Buffers by liveness**: outputs written into given buffers get them from
    an arena owned by the record. A buffer is free again after the last step
    that reads its value (or any view of it: aliasing is read from the recorded
