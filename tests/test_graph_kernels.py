@@ -111,21 +111,115 @@ def test_fused_loss_and_gradient_equal_the_two_eager_kernels(reduction, ignore_i
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_fused_loss_row_loops_match_numpy_on_special_values(dtype):
-    """The Numba row loops (2-d logits, mean/sum) against the NumPy kernels: NaN, inf, huge and tied logits."""
+def test_fused_loss_row_loops_match_numpy_on_special_values(dtype, monkeypatch):
+    """The Numba row loops (2-d logits, mean/sum; the fused kernel, and the loss and the gradient alone as
+    eager calls make them once Numba is loaded) against the NumPy kernels: NaN, inf, huge and tied logits."""
     from mscustom.ops import _loss_ops
     rng = np.random.default_rng(12)
     x = (rng.standard_normal((40, 7)) * 30).astype(dtype)
     x[0, 3], x[1, :] = np.nan, 5.0
     x[2, 0], x[3, 2], x[4, :] = np.inf, -np.inf, -1e30
     y = rng.integers(0, 7, 40).astype(np.int64)
+    _loss_ops._row_loops()
     for reduction in ("mean", "sum"):
         attrs = {"reduction": reduction, "ignore_index": None}
         d = np.asarray(1.7, dtype)
         loss, grad = np.empty((), dtype), np.empty(x.shape, dtype)
         _loss_ops.loss_and_grad_into(attrs, (x, y, d), loss, grad)
-        np.testing.assert_array_equal(loss, _loss_ops.loss_into(attrs, (x, y)))
-        np.testing.assert_array_equal(grad, _loss_ops.grad_into(attrs, (x, y, d), np.empty(x.shape, dtype)))
-    assert _loss_ops._ROW_LOOPS, "the row loops were not used"
+        assert _loss_ops._rows_fit(attrs, x, y)
+        row_loss = _loss_ops.loss_into(attrs, (x, y))
+        row_grad = _loss_ops.grad_into(attrs, (x, y, d), np.empty(x.shape, dtype))
+        with monkeypatch.context() as m:
+            m.setattr(_loss_ops, "_rows_fit", lambda *a: False)         # the NumPy kernels
+            want_loss = _loss_ops.loss_into(attrs, (x, y))
+            want_grad = _loss_ops.grad_into(attrs, (x, y, d), np.empty(x.shape, dtype))
+        for got in (loss, row_loss):
+            np.testing.assert_array_equal(got, want_loss)
+            assert got.dtype == want_loss.dtype and got.shape == want_loss.shape
+        for got in (grad, row_grad):
+            np.testing.assert_array_equal(got, want_grad)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want_grad))
     with pytest.raises(ValueError, match="op 'sparse_softmax_cross_entropy': label 7 is out of range for 7"):
         _loss_ops.loss_and_grad_into(attrs, (x, np.full(40, 7, np.int64), d), loss, grad)
+
+
+def _same_values(got, want):
+    """Equal values, signed zeros included; NaN where NaN (the sign of a NaN is not part of a value)."""
+    np.testing.assert_array_equal(got, want)
+    keep = ~np.isnan(want)
+    np.testing.assert_array_equal(np.signbit(got[keep]), np.signbit(want[keep]))
+
+
+def _specials(shape, dtype, rng):
+    """Random values with NaN, infinities, signed zeros and a column of -0.0 mixed in."""
+    a = rng.standard_normal(shape).astype(dtype)
+    flat = a.reshape(-1)
+    flat[:: 7] = -0.0
+    flat[3:: 11] = 0.0
+    flat[5:: 13] = np.nan
+    flat[6:: 17] = np.inf
+    flat[8:: 19] = -np.inf
+    a[:, 1] = -0.0
+    return a
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(64, 10), (33, 40), (1, 600)])
+def test_dense_relu_and_relu_grad_sum_chains_are_bit_identical_to_the_separate_kernels(dtype, shape):
+    """The chained kernels (Numba loops) write exactly what the two separate into kernels write."""
+    rng = np.random.default_rng(21)
+    dense, relu, relu_grad, reduce_sum = (get_op(n) for n in ("dense", "relu", "relu_grad", "reduce_sum"))
+    n, m = shape
+    x, w = rng.standard_normal((n, 16)).astype(dtype), rng.standard_normal((m, 16)).astype(dtype)
+    b = _specials((1, m), dtype, rng).reshape(-1)
+    accept, chain = dense.attrs["FFuseConsumer"]["relu"]
+    h = np.full(shape, 123, dtype)
+    dense.attrs["FComputeInto"]({}, [x, w, b], [h])
+    a = np.full(shape, 123, dtype)
+    relu.attrs["FComputeInto"]({}, [h], [a])
+    outs = [np.full(shape, 7, dtype), np.full(shape, 7, dtype)]
+    chain({}, [x, w, b], outs)
+    for got, want in zip(outs, (h, a)):
+        _same_values(got, want)
+
+    dy, hx = _specials(shape, dtype, rng), _specials(shape, dtype, rng)
+    sum_attrs = {"axis": (0,), "keep_dims": False}
+    accept, chain = relu_grad.attrs["FFuseConsumer"]["reduce_sum"]
+    assert accept({}, sum_attrs, dy) and not accept({}, {"axis": (1,), "keep_dims": False}, dy)
+    assert not accept({}, {"axis": (0,), "keep_dims": True}, dy)
+    g = np.full(shape, 123, dtype)
+    relu_grad.attrs["FComputeInto"]({}, [dy, hx], [g])
+    db = np.full(m, 123, dtype)
+    reduce_sum.attrs["FComputeInto"](sum_attrs, [g], [db])
+    outs = [np.full(shape, 7, dtype), np.full(m, 7, dtype)]
+    chain({}, [dy, hx], outs)
+    for got, want in zip(outs, (g, db)):
+        _same_values(got, want)
+    from mscustom.ops import _graph_loops
+    assert _graph_loops._LOOPS, "the Numba loops were not used"
+
+
+@pytest.mark.parametrize("case", ["float16", "3-d", "small", "strided"])
+def test_chained_kernels_fall_back_to_numpy_where_the_loops_do_not_fit(case):
+    rng = np.random.default_rng(22)
+    dt = np.float16 if case == "float16" else np.float32
+    lead = (2, 40) if case == "3-d" else (4,) if case == "small" else (40,)
+    x = rng.standard_normal(lead + (8,)).astype(dt)
+    w, b = rng.standard_normal((30, 8)).astype(dt), rng.standard_normal(30).astype(dt)
+    dense, relu_grad = get_op("dense"), get_op("relu_grad")
+    h = np.asarray(dense.attrs["FComputeAlloc<cpu>"]({}, [x, w, b]))
+    outs = [np.empty_like(h), np.empty_like(h)]
+    dense.attrs["FFuseConsumer"]["relu"][1]({}, [x, w, b], outs)
+    np.testing.assert_array_equal(outs[0], h)
+    np.testing.assert_array_equal(outs[1], np.maximum(h, 0))
+    if h.ndim != 2:
+        return
+    dy = rng.standard_normal(h.shape).astype(dt)
+    if case == "strided":
+        dy = np.repeat(dy, 2, axis=1)[:, ::2]
+    g = dy * (h > 0)
+    outs = [np.empty_like(h), np.empty(h.shape[1], dt)]
+    relu_grad.attrs["FFuseConsumer"]["reduce_sum"][1]({}, [dy, h], outs)
+    np.testing.assert_array_equal(outs[0], g)
+    np.testing.assert_array_equal(outs[1], np.add.reduce(g, 0))

@@ -593,3 +593,108 @@ def test_train_one_step_cell_gives_the_optimizer_every_gradient_as_scratch():
     (j,) = [j for j, st in enumerate(rec.steps) if st.kind == "effect"]
     assert rec._scratch_flags(j, rec.steps[j]) == (True,) * len(net.trainable_params())
     assert f"scratch=X{j}" in rec.source
+
+
+def test_dense_relu_and_bias_gradient_chains_keep_eager_results():
+    """Dense+ReLU and relu's gradient+bias gradient run as chained kernels; values equal eager mode's."""
+    def build():
+        ms.set_seed(6)
+        net = nn.SequentialCell(nn.Dense(12, 40), nn.ReLU(), nn.Dense(40, 24), nn.ReLU(), nn.Dense(24, 5))
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), 0.1))
+        return step.set_train(), net
+    rng = np.random.default_rng(7)
+    batches = [(ms.Tensor(rng.standard_normal((32, 12)).astype(np.float32)),
+                ms.Tensor(rng.integers(0, 5, 32).astype(np.int32))) for _ in range(3)]
+    eager, eager_net = build()
+    want = [float(eager(x, y).asnumpy()) for x, y in batches]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        graph, graph_net = build()
+        got = [float(graph(x, y).asnumpy()) for x, y in batches]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert got == want
+    for a, b in zip(eager_net.trainable_params(), graph_net.trainable_params()):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    assert _ce_step_modes(graph).get("chain") == 4      # two Dense+ReLU, two relu_grad+bias gradient
+
+
+def _mlp_step(hidden=256):
+    ms.set_seed(8)
+    net = nn.SequentialCell(nn.Dense(hidden, 128), nn.ReLU(), nn.Dense(128, 4))
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), 0.05))
+    return step.set_train(), net
+
+
+def test_large_weight_gradients_reach_sgd_as_products_and_train_like_eager():
+    """A weight of 32768+ elements is updated from its gradient's matmul operands with one GEMM: the
+    gradient array is never made; parameters stay within rounding of eager mode's."""
+    from mscustom.nn.optim import _gemm_update
+    if not _gemm_update.available():
+        pytest.skip("NumPy's BLAS is not OpenBLAS with 64-bit CBLAS entry points")
+    rng = np.random.default_rng(9)
+    batches = [(ms.Tensor(rng.standard_normal((16, 256)).astype(np.float32)),
+                ms.Tensor(rng.integers(0, 4, 16).astype(np.int32))) for _ in range(4)]
+    eager, eager_net = _mlp_step()
+    want = [float(eager(x, y).asnumpy()) for x, y in batches]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        graph, graph_net = _mlp_step()
+        got = [float(graph(x, y).asnumpy()) for x, y in batches]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    for a, b in zip(eager_net.trainable_params(), graph_net.trainable_params()):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-5, atol=1e-7)
+    modes = _ce_step_modes(graph)
+    assert modes.get("product_updates") == 1            # the 128x256 weight; the 4x128 one is small
+
+
+def test_without_the_blas_entry_points_gradients_stay_arrays(monkeypatch):
+    from mscustom.nn.optim import _gemm_update
+    monkeypatch.setitem(_gemm_update._STATE, "fns", None)
+    rng = np.random.default_rng(9)
+    x, y = (ms.Tensor(rng.standard_normal((16, 256)).astype(np.float32)),
+            ms.Tensor(rng.integers(0, 4, 16).astype(np.int32)))
+    eager, eager_net = _mlp_step()
+    want = [float(eager(x, y).asnumpy()) for _ in range(2)]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        graph, graph_net = _mlp_step()
+        got = [float(graph(x, y).asnumpy()) for _ in range(2)]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert got == want
+    for a, b in zip(eager_net.trainable_params(), graph_net.trainable_params()):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    assert "product_updates" not in _ce_step_modes(graph)
+
+
+def test_a_weight_gradient_that_is_returned_stays_an_array():
+    """Product updates only take gradients nobody else reads: returned gradients are computed as arrays."""
+    from mscustom.nn.optim import _gemm_update
+    if not _gemm_update.available():
+        pytest.skip("NumPy's BLAS is not OpenBLAS with 64-bit CBLAS entry points")
+    ms.set_seed(10)
+    net = nn.Dense(256, 128)
+    opt = nn.SGD(net.trainable_params(), 0.05)
+    loss_fn = nn.MSELoss()
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
+
+    @ms.jit
+    def step(x, y):
+        loss, grads = grad_fn(x, y)
+        opt(grads)
+        return loss, grads
+
+    rng = np.random.default_rng(11)
+    x = ms.Tensor(rng.standard_normal((8, 256)).astype(np.float32))
+    y = ms.Tensor(rng.standard_normal((8, 128)).astype(np.float32))
+    for _ in range(3):
+        w = net.weight.asnumpy().copy()
+        loss, grads = step(x, y)
+        np.testing.assert_array_equal(net.weight.asnumpy(), w - grads[0].asnumpy() * np.float32(0.05))
+    (variants,) = step.records.values()
+    assert "product_updates" not in variants[0].describe()["modes"]

@@ -297,3 +297,73 @@ def test_plain_sgd_on_a_large_parameter_equals_the_two_pass_numpy_update():
         opt((ms.Tensor(g),))
         want -= g * 0.05
     np.testing.assert_array_equal(w.asnumpy(), want)
+
+
+def test_plain_sgd_updates_every_parameter_in_one_pass_once_one_is_large(monkeypatch):
+    """sub_scaled_all: the two-pass NumPy values for every parameter, small ones included; nothing done
+    (False) when one pair does not fit, or when no parameter is large and the loop is not loaded."""
+    from mscustom.nn.optim import _one_pass
+    rng = np.random.default_rng(9)
+    shapes = [(64, _one_pass.MIN_SIZE // 64), (64,), (3, 5), (2, 2, 3)]
+    for dt in (np.float32, np.float64):
+        p0 = [(rng.standard_normal(s) * 1e2).astype(dt) for s in shapes]
+        grads = [(rng.standard_normal(s) * 1e-2).astype(dt) for s in shapes]
+        params = [ms.Parameter(ms.Tensor(p.copy()), name=f"p{i}") for i, p in enumerate(p0)]
+        assert _one_pass.sub_scaled_all(params, grads, 0.0333)
+        for prm, p, g in zip(params, p0, grads):
+            np.testing.assert_array_equal(prm.asnumpy(), p - g * 0.0333)
+    params = [ms.Parameter(ms.Tensor(np.ones(s, np.float32)), name=f"q{i}") for i, s in enumerate(shapes)]
+    ones = [np.ones(s, np.float32) for s in shapes]
+    strided = np.ones((3, 10), np.float32)[:, ::2]
+    assert not _one_pass.sub_scaled_all(params, ones[:3] + [np.ones((2, 2, 3), np.float16)], 0.1)
+    assert not _one_pass.sub_scaled_all(params[2:3], [strided], 0.1)
+    assert not _one_pass.sub_scaled_all(params, ones, np.float64(0.1))
+    monkeypatch.setattr(_one_pass, "_KERNEL", [])
+    assert not _one_pass.sub_scaled_all(params[1:], ones[1:], 0.1)      # all small: NumPy's two passes
+    for prm in params:
+        np.testing.assert_array_equal(prm.asnumpy(), 1.0)
+
+
+def test_gemm_update_subtracts_the_scaled_product_to_rounding():
+    from mscustom.nn.optim import _gemm_update
+    if not _gemm_update.available():
+        pytest.skip("NumPy's BLAS is not OpenBLAS with 64-bit CBLAS entry points")
+    rng = np.random.default_rng(10)
+    for dt in (np.float32, np.float64):
+        for ta in (False, True):
+            for tb in (False, True):
+                a = rng.standard_normal((16, 40) if ta else (40, 16)).astype(dt)
+                b = rng.standard_normal((30, 16) if tb else (16, 30)).astype(dt)
+                p0 = rng.standard_normal((40, 30)).astype(dt)
+                g = np.matmul(a.T if ta else a, b.T if tb else b)
+                p = p0.copy()
+                assert _gemm_update.sub_product(p, a, b, ta, tb, 0.05)
+                np.testing.assert_allclose(p, p0 - g * dt(0.05), rtol=4 * np.finfo(dt).eps,
+                                           atol=4 * np.finfo(dt).eps)
+    p = np.zeros((40, 30), np.float32)
+    a, b = np.ones((40, 16), np.float32), np.ones((16, 30), np.float32)
+    assert not _gemm_update.sub_product(p, a.astype(np.float64), b, False, False, 0.1)   # mixed dtypes
+    assert not _gemm_update.sub_product(p, np.ones((16, 80), np.float32)[:, ::2], b, True, False, 0.1)
+    assert not _gemm_update.sub_product(p, a, b, True, False, 0.1)                     # shapes disagree
+    assert not _gemm_update.sub_product(p, a, b, False, False, np.float64(0.1))
+    np.testing.assert_array_equal(p, 0.0)
+    # graph mode takes products for large parameters only, after checking the BLAS on the shapes
+    assert not _gemm_update.fits(p, a, b, False, False)
+    big = np.zeros((128, 256), np.float32)
+    assert _gemm_update.fits(big, np.ones((64, 128), np.float32), np.ones((64, 256), np.float32), True, False)
+
+
+def test_sgd_given_a_product_it_cannot_take_by_gemm_computes_it_first():
+    """Optimizer._apply's products: where the GEMM update does not apply, the product is computed into
+    the work buffer and the update is the ordinary one (bit-identical)."""
+    rng = np.random.default_rng(11)
+    w0 = rng.standard_normal((6, 5)).astype(np.float32)
+    a = rng.standard_normal((4, 12)).astype(np.float32)[:, ::2]      # strided: no GEMM update
+    b = rng.standard_normal((4, 5)).astype(np.float32)
+    for opt_cls, kw in ((nn.SGD, {}), (nn.Momentum, {"momentum": 0.9})):
+        w1, w2 = (ms.Parameter(ms.Tensor(w0.copy()), name="w") for _ in range(2))
+        with_products, plain = opt_cls([w1], 0.1, **kw), opt_cls([w2], 0.1, **kw)
+        for _ in range(2):
+            with_products._apply(None, scratch=(False,), products=((0, a, b, True, False),))
+            plain._apply(a.T @ b)
+        np.testing.assert_array_equal(w1.asnumpy(), w2.asnumpy())

@@ -44,7 +44,7 @@ class GuardMiss(Exception):
 class Step:
     """One recorded action: a kernel call, a Python effect or host op, or a guard."""
 
-    __slots__ = ("kind", "op", "plan", "attrs", "ins", "outs", "fn", "value", "where", "mode")
+    __slots__ = ("kind", "op", "plan", "attrs", "ins", "outs", "fn", "value", "where", "mode", "products")
 
     def __init__(self, kind, ins, outs, op=None, plan=None, attrs=None, fn=None, value=None, where=None):
         self.kind = kind            # "kernel" | "effect" | "check" | "host" | "guard"
@@ -57,6 +57,7 @@ class Step:
         self.value = value
         self.where = where
         self.mode = None            # kernel steps: how the replay calls the kernel (see replay.py)
+        self.products = None        # effect steps: gradients passed as matrix products (see replay.py)
 
     def __repr__(self):
         name = self.op.name if self.op is not None else getattr(self.fn, "__name__", self.kind)

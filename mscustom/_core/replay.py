@@ -11,7 +11,12 @@
    given buffer; a custom kernel that writes into preallocated outputs gets
    them; anything else runs as in eager mode and allocates. Two calls an op
    pairs through ``FFuseInto`` (a loss and its gradient, on the same inputs)
-   become one kernel call that shares their common work.
+   become one kernel call that shares their common work, and a call an op
+   chains through ``FFuseConsumer`` (a Dense layer and the ReLU reading its
+   output) becomes one kernel call that writes both values in one pass. A
+   matmul whose result only an optimizer update reads is handed to the
+   update as its operands when the optimizer takes it (``accepts_products``:
+   plain SGD adds the scaled product with one GEMM).
 3. **Buffers by liveness**: outputs written into given buffers get them from
    an arena owned by the record. A buffer is free again after the last step
    that reads its value (or any view of it: aliasing is read from the recorded
@@ -33,6 +38,8 @@ from ..tensor import Tensor
 from .capture import GuardMiss
 
 __all__ = ["Record"]
+
+_INTO_MODES = ("ufunc", "ufunc_t", "into", "fused", "chain", "prealloc")     # kernels writing given buffers
 
 
 class _Groups:
@@ -96,8 +103,10 @@ class Record:
                 st.mode = _kernel_mode(st, cap.arrays)
         self._skip_noop_reshapes()
         self._fuse_pairs()
+        self._fuse_consumers()
         self._transposed_products()
         self._use_views()
+        self._products_into_updates()
         self.buffers = {}                   # slot -> arena buffer
         self.fresh = set()                  # slots written into fresh memory on every replay
         self._plan_buffers(cap)
@@ -172,6 +181,55 @@ class Record:
         if dropped:
             self.steps = [st for st in self.steps if id(st) not in dropped]
 
+    def _fuse_consumers(self):
+        """An op with ``FFuseConsumer = {consumer: (accept, fn)}`` and a later call of ``consumer`` whose
+        first input is this call's first output run as one kernel ``fn`` at the first call.
+
+        ``fn(attrs, inputs + consumer's other inputs, outputs + consumer's
+        outputs)`` writes both calls' outputs (a Dense layer's output and the
+        ReLU of it; relu's gradient and its sum over the rows). ``accept(attrs,
+        consumer_attrs, array)`` (or None: always) says, from the attributes
+        and the recorded first output, whether ``fn`` computes the consumer.
+        Values are never overwritten between the two calls (every kernel
+        output is a new value), so computing the consumer early is exact; its
+        other inputs must already exist, and no effect or host op may run in
+        between (it could change one of them in place).
+        """
+        producer_index = {}
+        for j, st in enumerate(self.steps):
+            for s in st.outs:
+                producer_index[s] = j
+        arrays = self.cap.arrays
+        dropped = set()
+        for j, st in enumerate(self.steps):
+            if st.kind != "kernel" or st.mode != "into" or id(st) in dropped or not st.outs:
+                continue
+            rules = st.op.attrs.get("FFuseConsumer")
+            if not rules:
+                continue
+            first = st.outs[0]
+            for k in range(j + 1, len(self.steps)):
+                other = self.steps[k]
+                if other.kind in ("effect", "host"):
+                    break
+                if other.kind != "kernel" or not other.ins or other.ins[0] != first:
+                    continue
+                rule = rules.get(other.op.name)
+                if rule is None or other.mode != "into" or id(other) in dropped:
+                    continue
+                accept, fn = rule
+                extra = other.ins[1:]
+                if any(producer_index.get(s, -1) >= j for s in extra) \
+                        or (accept is not None and not accept(st.attrs, other.attrs, arrays[first])):
+                    continue
+                st.mode, st.fn = "chain", fn
+                st.ins = st.ins + extra
+                st.outs = st.outs + other.outs
+                dropped.add(id(other))
+                break
+        if dropped:
+            self.steps = [st for st in self.steps if id(st) not in dropped]
+
     def _transposed_products(self):
         """``transpose(matmul(a, b))`` of 2-D operands becomes ``matmul(b.T, a.T)``, written in place.
 
@@ -223,6 +281,61 @@ class Record:
                    for r in readers.get(s, ())):
                 st.mode = "view"
 
+    def _products_into_updates(self):
+        """A gradient that only an optimizer update reads, made by a 2-D ``matmul`` of values the capture
+        made or was given, is passed to the update as the product's operands; the matmul step goes.
+
+        The effect's function must have ``accepts_products = True`` and its
+        owner a ``_takes_product(i, a, b, transpose_a, transpose_b)`` method
+        saying (from the recorded arrays) whether argument ``i`` may come as
+        ``op(a) @ op(b)``; the replay then passes None there and
+        ``products=((i, a, b, transpose_a, transpose_b), ...)``. Plain SGD
+        adds ``-lr * op(a) @ op(b)`` to the parameter with one GEMM (no
+        gradient array, no second pass; see ``nn/optim/_gemm_update.py``).
+        Operands read through outside tensors (Parameters) are not taken: an
+        effect could change them before the update runs.
+        """
+        producer, reads = {}, {}
+        for st in self.steps:
+            for s in st.outs:
+                producer[s] = st
+            for s in st.ins:
+                reads[s] = reads.get(s, 0) + 1
+        outs = set(self.out_slots)
+        slots = self.cap.slots
+        arrays = self.cap.arrays
+        dropped = set()
+        for j, st in enumerate(self.steps):
+            if st.kind != "effect" or not getattr(st.fn, "accepts_products", False) \
+                    or not getattr(st.fn, "accepts_scratch", False):
+                continue
+            take = getattr(getattr(st.fn, "__self__", None), "_takes_product", None)
+            if take is None:
+                continue
+            args, prods = list(st.ins), []
+            for i, s in enumerate(st.ins):
+                mm = producer.get(s)
+                if mm is None or mm.kind != "kernel" or mm.op.name != "matmul" or mm.mode not in ("into", "ufunc") \
+                        or s in outs or reads.get(s) != 1 or len(mm.ins) != 2 or len(mm.outs) != 1:
+                    continue
+                a, b = mm.ins
+                if slots[a][0] == "ext" or slots[b][0] == "ext" or arrays[a].ndim != 2 or arrays[b].ndim != 2:
+                    continue
+                if any(o.kind in ("effect", "host") for o in self.steps[self.steps.index(mm) + 1:j]):
+                    continue
+                ta = bool(mm.attrs.get("transpose_a")) if mm.mode == "into" else False
+                tb = bool(mm.attrs.get("transpose_b")) if mm.mode == "into" else False
+                if not take(i, arrays[a], arrays[b], ta, tb):
+                    continue
+                args[i] = None
+                prods.append((i, a, b, ta, tb))
+                dropped.add(id(mm))
+            if prods:
+                st.products = (args, prods)
+                st.ins = [s for s in args if s is not None] + [x for p in prods for x in p[1:3]]
+        if dropped:
+            self.steps = [st for st in self.steps if id(st) not in dropped]
+
     # ----------------------------------------------------------------- buffers
     def _plan_buffers(self, cap):
         arrays = cap.arrays
@@ -230,7 +343,7 @@ class Record:
         for st in self.steps:
             if st.mode == "view":
                 groups.union(st.outs[0], st.ins[0])
-            elif st.kind in ("kernel", "host") and st.mode not in ("ufunc", "ufunc_t", "into", "fused", "prealloc"):
+            elif st.kind in ("kernel", "host") and st.mode not in _INTO_MODES:
                 for o in st.outs:
                     for i in st.ins:
                         if np.may_share_memory(arrays[o], arrays[i]):
@@ -245,7 +358,7 @@ class Record:
         free = {}                           # (shape, dtype) -> [buffers]
         release = {}                        # step index -> [(key, buffer)]
         for j, st in enumerate(self.steps):
-            if st.kind == "kernel" and st.mode in ("ufunc", "ufunc_t", "into", "fused", "prealloc"):
+            if st.kind == "kernel" and st.mode in _INTO_MODES:
                 for s in st.outs:
                     g = groups.find(s)
                     if g in escaping:
@@ -316,7 +429,7 @@ class Record:
                     ns[f"F{j}"] = st.op.attrs["FComputeInto"]
                     outs = out_names(st)
                     emit(f"    F{j}(K{j}, {tup}, ({', '.join(outs)},))")
-                elif mode == "fused":
+                elif mode == "fused" or mode == "chain":
                     ns[f"F{j}"] = st.fn
                     outs = out_names(st)
                     emit(f"    F{j}(K{j}, {tup}, ({', '.join(outs)},))")
@@ -359,6 +472,12 @@ class Record:
                     for k, s in enumerate(st.outs):
                         emit(f"    v{s} = r[{k}]")
                         defined.add(s)
+            elif st.kind == "effect" and st.products is not None:
+                arg_slots, prods = st.products
+                ns[f"F{j}"], ns[f"X{j}"] = st.fn, self._scratch_flags(j, st, arg_slots)
+                args = ", ".join("None" if s is None else ref(s) for s in arg_slots)
+                prod = "".join(f"({i}, {ref(a)}, {ref(b)}, {ta}, {tb}), " for i, a, b, ta, tb in prods)
+                emit(f"    F{j}({args}, scratch=X{j}, products=({prod}))")
             elif st.kind == "effect" and getattr(st.fn, "accepts_scratch", False):
                 ns[f"F{j}"], ns[f"X{j}"] = st.fn, self._scratch_flags(j, st)
                 emit(f"    F{j}({args}, scratch=X{j})")
@@ -387,19 +506,24 @@ class Record:
         exec(code, ns)
         return source, ns["replay"]
 
-    def _scratch_flags(self, j, st):
+    def _scratch_flags(self, j, st, arg_slots=None):
         """Per input of effect step ``j``: True where the value is an arena buffer nobody reads afterwards.
 
         An effect whose function has ``accepts_scratch = True`` is called with
         ``scratch=`` these flags and may overwrite those arrays (an optimizer
         scales the gradient in place instead of copying it to a work buffer).
         A value passed twice, returned, or sharing memory with another live
-        value is never scratch.
+        value is never scratch. ``arg_slots``: the arguments where they differ
+        from the step's inputs (None where a product is passed instead).
         """
         groups, last_use = self._groups, self._last_use
         roots = [groups.find(s) for s in st.ins]
         flags = []
-        for s, g in zip(st.ins, roots):
+        for s in (st.ins if arg_slots is None else arg_slots):
+            if s is None:
+                flags.append(False)
+                continue
+            g = groups.find(s)
             flags.append(s in self.buffers and s not in self.fresh and last_use.get(g) == j
                          and roots.count(g) == 1)
         return tuple(flags)
@@ -432,6 +556,9 @@ class Record:
         for st in self.steps:
             key = st.mode if st.kind == "kernel" else st.kind
             modes[key] = modes.get(key, 0) + 1
+        modes_products = sum(len(st.products[1]) for st in self.steps if st.products is not None)
+        if modes_products:
+            modes["product_updates"] = modes_products
         return {"steps": len(self.steps), "dropped": self.dropped, "modes": modes,
                 "arena_bytes": self.arena_bytes, "fresh_outputs": len(self.fresh)}
 

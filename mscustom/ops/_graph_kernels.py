@@ -16,6 +16,12 @@ replay (``_core/replay.py``) can do better when it owns the output memory:
   together with this one as ``fn(attrs, inputs + partner's other inputs,
   outputs + partner's outputs)``. The sparse softmax cross entropy and its
   gradient compute the shifted exponentials once this way.
+- ``FFuseConsumer``: ``{consumer: (accept, fn)}``: a later call of the op
+  ``consumer`` whose first input is this call's first output runs together
+  with this one as ``fn(attrs, inputs + consumer's other inputs, outputs +
+  consumer's outputs)``. A Dense layer and the ReLU after it, and relu's
+  gradient and the bias gradient summing it, each become one pass over
+  memory this way (Numba loops, ``_graph_loops.py``).
 
 Each kernel here gives exactly the eager kernel's result (tests compare them).
 """
@@ -23,7 +29,7 @@ Each kernel here gives exactly the eager kernel's result (tests compare them).
 import numpy as np
 
 from .._core.registry import get_op
-from . import _loss_ops
+from . import _graph_loops, _loss_ops
 
 __all__ = ["install"]
 
@@ -123,11 +129,47 @@ def _matmul_into(attrs, ins, outs):
     np.matmul(x, y, out=outs[0])
 
 
+def _loops_fit(o, b, *more):
+    """Whether the Numba loops take a 2-D output ``o`` with a 1-D bias-like ``b`` (and ``more`` like ``o``)."""
+    return o.ndim == 2 and b.ndim == 1 and o.size >= _graph_loops.MIN_SIZE and _graph_loops.fits(o, b, *more)
+
+
 def _dense_into(attrs, ins, outs):
     x, w, b = ins
     o = outs[0]
     np.matmul(x, w.T, out=o)
-    o += b
+    if _loops_fit(o, b):
+        _graph_loops.get()[0](o, b)     # o += b in one pass (NumPy's broadcast add goes row by row)
+    else:
+        o += b
+
+
+def _dense_relu_into(attrs, ins, outs):
+    """``dense`` and the ``relu`` of its output: ``o = x @ w.T + b``, ``a = maximum(o, 0)``."""
+    x, w, b = ins
+    o, a = outs
+    np.matmul(x, w.T, out=o)
+    if _loops_fit(o, b, a):
+        _graph_loops.get()[1](o, b, a)
+    else:
+        o += b
+        np.maximum(o, 0, out=a)
+
+
+def _sums_rows(attrs, cattrs, out):
+    """A ``reduce_sum`` over axis 0 of a 2-D value, without keep_dims (a Dense layer's bias gradient)."""
+    return out.ndim == 2 and cattrs["axis"] in (0, (0,), [0]) and not cattrs["keep_dims"]
+
+
+def _relu_grad_sum_into(attrs, ins, outs):
+    """``relu_grad`` and the sum of its output over axis 0: ``o = dy * (x > 0)``, ``db = o.sum(0)``."""
+    dy, x = ins
+    o, db = outs
+    if _loops_fit(o, db, dy, x):
+        _graph_loops.get()[2](dy, x, o, db, o.dtype.type(0))
+    else:
+        _relu_grad_into(attrs, ins, (o,))
+        _add_reduce(o, 0, db.dtype, db, False)
 
 
 def _transpose_view(attrs, ins):
@@ -166,6 +208,9 @@ _VIEWS = {"transpose": _transpose_view}
 
 _FUSED = {"sparse_softmax_cross_entropy": ("sparse_softmax_cross_entropy_grad", 2, _sparse_ce_and_grad_into)}
 
+_CONSUMERS = {"dense": {"relu": (None, _dense_relu_into)},
+              "relu_grad": {"reduce_sum": (_sums_rows, _relu_grad_sum_into)}}
+
 
 def install():
     """Give the built-in ops their graph-mode kernels (called once when mscustom.ops is imported)."""
@@ -177,3 +222,5 @@ def install():
         get_op(name).attrs["FView"] = fn
     for name, rule in _FUSED.items():
         get_op(name).attrs["FFuseInto"] = rule
+    for name, rules in _CONSUMERS.items():
+        get_op(name).attrs["FFuseConsumer"] = rules

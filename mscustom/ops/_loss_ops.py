@@ -25,6 +25,8 @@ Example::
     loss = sparse_softmax_cross_entropy(logits, ms.Tensor([0, 2, 1]), "mean")   # a scalar
 """
 
+import sys
+
 import numpy as np
 
 from .._core import capture as _capture
@@ -139,6 +141,8 @@ def _reduce_loss(loss, red, count, dtype, n):
 def loss_into(attrs, ins, out=None):
     """The loss kernel: per-sample losses into ``out`` (allocated when None) or the reduced scalar."""
     x, labels = ins
+    if _rows_fit(attrs, x, labels):
+        return _loss_rows(x, labels, attrs["reduction"])
     safe, keep, count = _keep(labels, attrs["ignore_index"])
     red = attrs["reduction"]
     c = x.shape[-1]
@@ -172,6 +176,9 @@ def grad_into(attrs, ins, o):
     if not o.flags.c_contiguous:            # the row-wise view below must be o itself
         np.copyto(o, grad_into(attrs, ins, np.empty(o.shape, o.dtype)))
         return o
+    if _rows_fit(attrs, x, labels) and dloss.dtype == x.dtype:
+        _grad_rows(x, labels, dloss, attrs["reduction"], o)
+        return o
     safe, keep, count = _keep(labels, attrs["ignore_index"])
     if x.size == 0:
         return o
@@ -188,10 +195,13 @@ def grad_into(attrs, ins, o):
 # per-row work (row max and shift; the per-sample loss, the division by the row sums, the one-hot
 # subtraction and the scaling) in NumPy's per-element operations and order, while exp, log and the
 # reductions stay NumPy's own (so the results are bit-identical to the NumPy path; tests check it).
-# Graph replays only (eager never loads Numba for this); compiled on first use, disk-cached.
+# Graph replays load them; eager calls use them (the loss and the gradient each alone) only once Numba
+# is imported anyway (a large model's SGD update imports it), so small eager programs never load Numba.
+# Compiled on first use, disk-cached.
 _ROW_LOOPS = []
 _ROW_LOOP_MAX = 1 << 16         # elements; larger logits: NumPy's vectorised loops win
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_ONE = {dt: dt.type(1) for dt in _FLOATS}
 
 
 def _shift_rows(x, p, m):
@@ -225,34 +235,102 @@ def _finish_rows(x, labels, m, s, ls, p, loss, k, one):
     return -1
 
 
+def _loss_rows_only(x, labels, m, ls, loss):
+    n, c = x.shape
+    for i in range(n):
+        lab = labels[i]
+        if lab < 0 or lab >= c:
+            return i
+        loss[i] = ls[i] - (x[i, lab] - m[i])
+    return -1
+
+
+def _grad_rows_only(labels, s, p, k, one):
+    n, c = p.shape
+    for i in range(n):
+        lab = labels[i]
+        if lab < 0 or lab >= c:
+            return i
+        si = s[i]
+        for j in range(c):
+            p[i, j] = p[i, j] / si
+        p[i, lab] = p[i, lab] - one
+        for j in range(c):
+            p[i, j] = p[i, j] * k
+    return -1
+
+
 def _row_loops():
+    """``(shift, finish, loss only, gradient only)``, compiled on first use."""
     if not _ROW_LOOPS:
         import numba
+        fns = (_shift_rows, _finish_rows, _loss_rows_only, _grad_rows_only)
         try:
-            jit = numba.njit(nogil=True, cache=True)
-            loops = (jit(_shift_rows), jit(_finish_rows))
+            loops = tuple(numba.njit(nogil=True, cache=True)(f) for f in fns)
         except Exception:       # no writable cache location: compile in memory only
-            loops = (numba.njit(nogil=True)(_shift_rows), numba.njit(nogil=True)(_finish_rows))
+            loops = tuple(numba.njit(nogil=True)(f) for f in fns)
         _ROW_LOOPS[:] = loops
     return _ROW_LOOPS
+
+
+def _rows_fit(attrs, x, labels):
+    """Whether an eager loss or gradient call takes the row loops (see above)."""
+    return attrs["reduction"] != "none" and attrs["ignore_index"] is None and x.ndim == 2 \
+        and 0 < x.size <= _ROW_LOOP_MAX and x.dtype in _FLOATS and x.flags.c_contiguous \
+        and labels.flags.c_contiguous and labels.dtype.kind in "iu" and (_ROW_LOOPS or "numba" in sys.modules)
+
+
+def _bad_label(labels, bad, c):
+    return ValueError(f"op 'sparse_softmax_cross_entropy': label {int(labels[bad])} is out of range for "
+                      f"{c} classes (expected 0 <= label < {c})")
+
+
+def _loss_rows(x2, labels, red):
+    """The loss kernel for 2-D logits, no ignore_index, "mean" or "sum", with the row loops."""
+    n, dt = x2.shape[0], x2.dtype
+    shift, _, loss_only, _ = _row_loops()
+    m = np.empty(n, dt)
+    p = np.empty(x2.shape, dt)
+    shift(x2, p, m)
+    np.exp(p, out=p)
+    ls = np.log(_add_reduce(p, 1))
+    loss = np.empty(n, dt)
+    bad = loss_only(x2, labels, m, ls, loss)
+    if bad >= 0:
+        raise _bad_label(labels, bad, x2.shape[1])
+    total = _add_reduce(loss, None)
+    return np.asarray(total / n if red == "mean" else total, dt)
+
+
+def _grad_rows(x2, labels, dloss, red, p):
+    """The gradient kernel for 2-D logits, no ignore_index, "mean" or "sum", with the row loops."""
+    n, dt = x2.shape[0], x2.dtype
+    shift, _, _, grad_only = _row_loops()
+    shift(x2, p, np.empty(n, dt))
+    np.exp(p, out=p)
+    d = dloss[()]
+    bad = grad_only(labels, _add_reduce(p, 1), p, d / n if red == "mean" else d, _ONE[dt])
+    if bad >= 0:
+        raise _bad_label(labels, bad, x2.shape[1])
 
 
 def _loss_and_grad_rows(x2, labels, dloss, red, loss_out, p):
     """The fused kernel for 2-D logits, no ignore_index, "mean" or "sum", with the Numba row loops."""
     n, dt = x2.shape[0], x2.dtype
-    shift, finish = _row_loops()
+    shift, finish = _row_loops()[:2]
     m = np.empty(n, dt)
     shift(x2, p, m)
     np.exp(p, out=p)
     s = _add_reduce(p, 1)
     ls = np.log(s)
     loss = np.empty(n, dt)
-    k = dloss / n if red == "mean" else dloss           # what _finish_grad multiplies by
-    bad = finish(x2, labels, m, s, ls, p, loss, dt.type(k), dt.type(1))
+    d = dloss[()]                                       # a NumPy scalar of dt: scalar arithmetic is cheaper
+    k = d / n if red == "mean" else d                   # what _finish_grad multiplies by (the same rounding)
+    bad = finish(x2, labels, m, s, ls, p, loss, k, _ONE[dt])
     if bad >= 0:
-        raise ValueError(f"op 'sparse_softmax_cross_entropy': label {int(labels[bad])} is out of range for "
-                         f"{x2.shape[1]} classes (expected 0 <= label < {x2.shape[1]})")
-    loss_out[...] = _reduce_loss(loss, red, n, dt, n)
+        raise _bad_label(labels, bad, x2.shape[1])
+    total = _add_reduce(loss, None)                     # _reduce_loss's sum and division (n > 0 here)
+    loss_out[()] = total / n if red == "mean" else total
 
 
 def loss_and_grad_into(attrs, ins, loss_out, grad_out):

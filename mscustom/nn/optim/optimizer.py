@@ -36,7 +36,8 @@ import numpy as np
 from ..._core import capture as _capture
 from ...tensor import Parameter, ParameterTuple, Tensor
 from ..cell import Cell
-from ._one_pass import sub_scaled
+from . import _gemm_update
+from ._one_pass import sub_scaled, sub_scaled_all
 
 __all__ = ["Optimizer"]
 
@@ -137,6 +138,8 @@ class Optimizer(Cell):
         self.weight_decay = weight_decay
         self.global_step = 0
         self._work = [np.empty_like(p._data) for p in params]    # per-step gradient scratch
+        # every parameter takes the base rate, undecayed and uncentralized (plain SGD: one loop per parameter)
+        self._uniform = not self.is_group_lr and not any(wds) and not any(gcs)
 
     def _parse_params(self, parameters, weight_decay, who):
         if isinstance(parameters, Parameter):
@@ -255,7 +258,17 @@ class Optimizer(Cell):
         _capture.effect(self._apply, *grads)
         return True
 
-    def _apply(self, *grad_arrays, scratch=None):
+    def _takes_product(self, i, a, b, transpose_a, transpose_b):
+        """Graph mode, when recording: may gradient ``i`` come as the product ``op(a) @ op(b)``?
+
+        Yes for plain SGD on parameters of 32768+ elements where NumPy's BLAS
+        adds the scaled product in place (``_gemm_update.fits``).
+        """
+        if not (self._plain_descent and self._uniform):
+            return False
+        return _gemm_update.fits(self.parameters[i]._data, a, b, transpose_a, transpose_b)
+
+    def _apply(self, *grad_arrays, scratch=None, products=None):
         """The update of every parameter from its gradient array (in place).
 
         ``scratch``: None, or one flag per gradient (given by graph-mode
@@ -263,6 +276,10 @@ class Optimizer(Cell):
         dead arena buffer), so it is scaled in place instead of being copied
         to the work buffer first. Plain SGD updates large parameters in one
         pass (``_one_pass.sub_scaled``, bit-identical to the two NumPy passes).
+        ``products``: ``(i, a, b, transpose_a, transpose_b)`` entries (graph
+        mode, see ``_takes_product``) whose gradient ``i`` (None among the
+        arrays) is ``op(a) @ op(b)``; plain SGD subtracts ``lr *`` the product
+        with one GEMM (to rounding, not bit-identical: ``_gemm_update``).
         """
         params = self.parameters
         step = self.global_step
@@ -270,7 +287,13 @@ class Optimizer(Cell):
         self.global_step = step + 1             # the update of step t sees global_step == t + 1
         inv_scale = 1.0 / self.loss_scale
         plain = self._plain_descent
+        if products:
+            grad_arrays, scratch = self._take_products(products, grad_arrays, scratch, base_lr * inv_scale)
+        if plain and self._uniform and sub_scaled_all(params, grad_arrays, base_lr * inv_scale):
+            return                              # p -= lr * g for every parameter, one pass each (Numba)
         for i, (p, garr) in enumerate(zip(params, grad_arrays)):
+            if garr is None:
+                continue                        # updated from its product already
             parr = p._data
             work = self._work[i]
             if scratch is not None and scratch[i] and garr.dtype == work.dtype and garr.flags.c_contiguous:
@@ -295,8 +318,22 @@ class Optimizer(Cell):
                 work *= inv_scale
             self._update(i, parr, work, base_lr if lr is None else lr.at(step))
 
+    def _take_products(self, products, grad_arrays, scratch, scale):
+        """Update from each product with one GEMM where possible (its gradient stays None); otherwise
+        compute the product into the work buffer, which is then that gradient (and scratch)."""
+        grads, flags = list(grad_arrays), list(scratch) if scratch is not None else [False] * len(grad_arrays)
+        simple = self._plain_descent and self._uniform
+        for i, a, b, ta, tb in products:
+            if simple and _gemm_update.sub_product(self.parameters[i]._data, a, b, ta, tb, scale):
+                continue
+            work = self._work[i]
+            np.matmul(a.T if ta else a, b.T if tb else b, out=work)
+            grads[i], flags[i] = work, True
+        return grads, flags
+
     _apply.accepts_strided = True       # graph mode may pass gradients as strided views (copied first)
     _apply.accepts_scratch = True       # graph mode says which gradients are dead buffers (used as work)
+    _apply.accepts_products = True      # graph mode may pass a weight gradient as its matmul's operands
 
     def _update(self, i, param, grad, lr):
         raise TypeError(f"{type(self).__name__} is an Optimizer subclass without an _update method; "
