@@ -364,12 +364,12 @@ matches(FastCallObject *self, FastPlanObject *fp, PyObject *const *args, PyArray
     return 1;
 }
 
-/* Nothing in this thread records or times calls right now. */
+/* No usage block times calls and this thread records no gradient: checked before the signature,
+ * so a call under a tape reaches Python after one read of the thread's state. */
 static inline int
-untraced(FastCallObject *self)
+untaped(FastCallObject *self)
 {
-    PyObject *timing = PyList_GET_ITEM(self->timing, 0);
-    if (timing != self->zero)
+    if (PyList_GET_ITEM(self->timing, 0) != self->zero)
         return 0;
     PyObject *depth = PyObject_GetAttr(self->state, str_depth);
     if (depth == NULL) {
@@ -378,8 +378,14 @@ untraced(FastCallObject *self)
     }
     int idle = depth == self->zero;
     Py_DECREF(depth);
-    if (!idle)
-        return 0;
+    return idle;
+}
+
+/* No graph capture records this thread's calls. */
+static inline int
+uncaptured(FastCallObject *self)
+{
+    int idle;
     PyObject *capture = PyObject_GetAttr(self->state, str_capture);
     if (capture == NULL) {
         PyErr_Clear();
@@ -566,7 +572,7 @@ fc_vectorcall(FastCallObject *self, PyObject *const *args, size_t nargsf, PyObje
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     PyArrayObject *arrays[FP_MAX_IN];
-    if (nargs < 2 || nargs - 1 > FP_MAX_IN || (kwnames != NULL && PyTuple_GET_SIZE(kwnames)))
+    if (nargs < 2 || nargs - 1 > FP_MAX_IN || (kwnames != NULL && PyTuple_GET_SIZE(kwnames)) || !untaped(self))
         goto slow;
     PyObject *op = PyObject_GetAttr(args[0], str_op);
     if (op == NULL) {
@@ -597,7 +603,7 @@ fc_vectorcall(FastCallObject *self, PyObject *const *args, size_t nargsf, PyObje
             }
         }
     }
-    if (fp == NULL || !untraced(self)) {
+    if (fp == NULL || !uncaptured(self)) {
         Py_DECREF(fast);
         goto slow;
     }

@@ -347,7 +347,9 @@ def call_owner(owner, *args, **kwargs):
         _record(owner._op, args, (t,), attrs)
     if st.capture is not None:
         st.capture.add_call(owner._op, plan, attrs, args, (t,))
-    if plan.cfast is not None:          # let the compiled call path finish this signature's next calls
+    elif plan.cfast is not None and not st.depth:
+        # let the compiled call path finish this signature's next calls (it leaves tapes and
+        # captures to this path, so arming from inside them would only cost time)
         _fastcall.arm(owner._op.plans, plan.cfast)
     return t
 
