@@ -150,10 +150,7 @@ class Record:
         other inputs must already exist at the first call, and no effect or
         host op may run in between (it could change a shared input in place).
         """
-        producer_index = {}
-        for j, st in enumerate(self.steps):
-            for s in st.outs:
-                producer_index[s] = j
+        producer_index = self._producer_index()
         dropped = set()
         for j, st in enumerate(self.steps):
             if st.kind != "kernel" or st.mode != "into" or id(st) in dropped:
@@ -173,13 +170,9 @@ class Record:
                 extra = other.ins[n_shared:]
                 if any(producer_index.get(s, -1) >= j for s in extra):
                     break
-                st.mode, st.fn = "fused", fn
-                st.ins = st.ins + extra
-                st.outs = st.outs + other.outs
-                dropped.add(id(other))
+                self._absorb(st, other, "fused", fn, extra, dropped)
                 break
-        if dropped:
-            self.steps = [st for st in self.steps if id(st) not in dropped]
+        self._drop(dropped)
 
     def _fuse_consumers(self):
         """An op with ``FFuseConsumer = {consumer: (accept, fn)}`` and a later call of ``consumer`` whose
@@ -195,10 +188,7 @@ class Record:
         other inputs must already exist, and no effect or host op may run in
         between (it could change one of them in place).
         """
-        producer_index = {}
-        for j, st in enumerate(self.steps):
-            for s in st.outs:
-                producer_index[s] = j
+        producer_index = self._producer_index()
         arrays = self.cap.arrays
         dropped = set()
         for j, st in enumerate(self.steps):
@@ -222,11 +212,23 @@ class Record:
                 if any(producer_index.get(s, -1) >= j for s in extra) \
                         or (accept is not None and not accept(st.attrs, other.attrs, arrays[first])):
                     continue
-                st.mode, st.fn = "chain", fn
-                st.ins = st.ins + extra
-                st.outs = st.outs + other.outs
-                dropped.add(id(other))
+                self._absorb(st, other, "chain", fn, extra, dropped)
                 break
+        self._drop(dropped)
+
+    def _producer_index(self):
+        """value -> index of the step that writes it."""
+        return {s: j for j, st in enumerate(self.steps) for s in st.outs}
+
+    @staticmethod
+    def _absorb(st, other, mode, fn, extra, dropped):
+        """``st`` runs ``other`` too, as kernel ``fn`` over both calls' inputs and outputs."""
+        st.mode, st.fn = mode, fn
+        st.ins = st.ins + extra
+        st.outs = st.outs + other.outs
+        dropped.add(id(other))
+
+    def _drop(self, dropped):
         if dropped:
             self.steps = [st for st in self.steps if id(st) not in dropped]
 
