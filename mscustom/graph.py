@@ -47,6 +47,7 @@ import numpy as np
 
 from . import context as _context
 from ._core.capture import Capture, GuardMiss, capturing
+from ._core.fastcall import signature_key
 from ._core.replay import Record
 from ._core.tape import STATE
 from .tensor import Tensor
@@ -197,19 +198,9 @@ class GraphFunction:
             self.stats["eager"] += 1
             return self.fn(*args, **kwargs)
         key = None
-        if not kwargs and self.cell is None:
-            # the common case, plain tensors only: a flat key built without recursion
-            n = len(args)
-            if n == 1:
-                a = args[0]
-                if type(a) is Tensor:
-                    d = a._data
-                    key = (d.shape, d.dtype, a._format, _settings["device_target"])
-                    flat = args
-            elif n and all(type(a) is Tensor for a in args):
-                key = tuple([(a._data.shape, a._data.dtype, a._format) for a in args])
-                key += (_settings["device_target"],)
-                flat = args
+        if not kwargs and self.cell is None:     # the common case, plain tensors only: one C call
+            key = signature_key(args, Tensor, _settings["device_target"])
+            flat = args
         if key is None:
             try:
                 flat, key = _signature(args, kwargs, self.cell)

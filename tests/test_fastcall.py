@@ -341,3 +341,23 @@ def test_without_the_extension_custom_calls_the_python_path():
     proc = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+
+
+# ------------------------------------------------------------------ graph-mode record keys
+@pytest.mark.parametrize("impl", ["c", "python"])
+def test_signature_key_is_the_graph_record_key_for_plain_tensors(impl):
+    if impl == "c" and not fastcall.AVAILABLE:
+        pytest.skip("the _fastcall extension is not built")
+    key_of = fastcall.signature_key if impl == "c" else fastcall._signature_key
+    a = ms.Tensor(np.zeros((2, 3), np.float32))
+    b = ms.Tensor(np.zeros((), np.int64))
+    key = key_of((a, b), ms.Tensor, "CPU")
+    assert key == (((2, 3), np.dtype(np.float32), a._format), ((), np.dtype(np.int64), b._format), "CPU")
+    assert hash(key) == hash(fastcall._signature_key((a, b), ms.Tensor, "CPU"))
+    assert key_of((), ms.Tensor, "GPU") == ("GPU",)
+    p = ms.Parameter(ms.Tensor(np.zeros(2, np.float32)), name="p")
+    for args in ((a, p), (a, 1.0), (np.zeros(2),)):        # anything but plain Tensors: the general path
+        assert key_of(args, ms.Tensor, "CPU") is None
+    if impl == "c":
+        with pytest.raises(TypeError, match="signature_key"):
+            key_of([a], ms.Tensor, "CPU")

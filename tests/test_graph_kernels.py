@@ -223,3 +223,76 @@ def test_chained_kernels_fall_back_to_numpy_where_the_loops_do_not_fit(case):
     relu_grad.attrs["FFuseConsumer"]["reduce_sum"][1]({}, [dy, h], outs)
     np.testing.assert_array_equal(outs[0], g)
     np.testing.assert_array_equal(outs[1], np.add.reduce(g, 0))
+
+
+# ------------------------------------------------------------------ call lists (as_calls)
+def _run_calls(calls, ins, outs):
+    """Run an ``as_calls`` list the way a replay does (``_core/calls.py``), NumPy warnings as errors."""
+    from mscustom._core.calls import Ref
+
+    def resolve(a):
+        if isinstance(a, Ref):
+            arr = (ins if a.side == "in" else outs)[a.index]
+            return arr.T if a.transposed else arr
+        return a
+
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)      # e.g. a positional ufunc output
+        for call, args, *kwargs in calls:
+            call(*[resolve(a) for a in args], **{k: resolve(v) for k, v in (kwargs[0] if kwargs else {}).items()})
+
+
+CALL_CASES = [c for c in CASES if getattr(get_op(c[0]).attrs["FComputeInto"], "as_calls", None) is not None] + [
+    ("matmul", [_f(4, 3), _f(4, 2)], {"transpose_a": True, "transpose_b": False}),
+    ("matmul", [_f(3, 4), _f(2, 4)], {"transpose_a": False, "transpose_b": True}),
+    ("reduce_sum", [RNG.integers(0, 9, (3, 4)).astype(np.int8)], {"axis": (0,), "keep_dims": False}),
+    ("relu", [RNG.integers(-5, 5, (3, 4)).astype(np.int32)], {}),
+]
+
+
+@pytest.mark.parametrize("name,ins,attrs", CALL_CASES, ids=[c[0] for c in CALL_CASES])
+def test_call_lists_write_what_the_eager_kernel_returns(name, ins, attrs):
+    op = get_op(name)
+    expected = np.asarray(op.attrs["FComputeAlloc<cpu>"](attrs, ins))
+    out = np.full(expected.shape, 123, expected.dtype)
+    calls = op.attrs["FComputeInto"].as_calls(attrs, ins, [out])
+    if calls is None:           # kept as the kernel's own call: it is tested above
+        assert name == "dense" and ins[0].ndim == 3
+        return
+    _run_calls(calls, ins, [out])
+    np.testing.assert_array_equal(out, expected)
+    assert out.dtype == expected.dtype
+
+
+def test_call_lists_cover_the_common_graph_kernels():
+    for name in ("relu", "relu_grad", "reduce_sum", "cast", "broadcast_to", "matmul", "dense"):
+        assert getattr(get_op(name).attrs["FComputeInto"], "as_calls", None) is not None, name
+    # N-D operands of a transposed matmul keep the kernel's own swapaxes call
+    assert get_op("matmul").attrs["FComputeInto"].as_calls(
+        {"transpose_a": True}, [_f(2, 4, 3), _f(2, 4, 2)], [np.empty((2, 3, 2), np.float32)]) is None
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("shape", [(4, 10), (64, 10)])
+def test_chain_call_lists_match_the_chained_kernels_where_they_apply(dtype, shape):
+    """Small or non-float chains are spelled as NumPy calls; where the Numba loops may run, they are not."""
+    rng = np.random.default_rng(23)
+    dense, relu_grad = get_op("dense"), get_op("relu_grad")
+    n, m = shape
+    x, w = rng.standard_normal((n, 16)).astype(dtype), rng.standard_normal((m, 16)).astype(dtype)
+    b = _specials((1, m), dtype, rng).reshape(-1)
+    dy, hx = _specials(shape, dtype, rng), _specials(shape, dtype, rng)
+    loops_may_run = n * m >= 512 and dtype != np.float16
+    for (fn_ins, out_shapes, chain) in (([x, w, b], (shape, shape), dense.attrs["FFuseConsumer"]["relu"][1]),
+                                        ([dy, hx], (shape, (m,)), relu_grad.attrs["FFuseConsumer"]["reduce_sum"][1])):
+        want = [np.full(s, 7, dtype) for s in out_shapes]
+        chain({}, fn_ins, want)
+        got = [np.full(s, 9, dtype) for s in out_shapes]
+        calls = chain.as_calls({}, fn_ins, got)
+        assert (calls is None) == loops_may_run
+        if calls is not None:
+            _run_calls(calls, fn_ins, got)
+            for g, w_ in zip(got, want):
+                _same_values(g, w_)

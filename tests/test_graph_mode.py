@@ -92,6 +92,85 @@ def test_dead_ops_are_dropped_and_values_share_buffers():
     assert facts["arena_bytes"] < 3 * 8 * 8 * 4          # three intermediates, at most two buffers
 
 
+def _only_record(f):
+    (variants,) = f.records.values()
+    return variants[0]
+
+
+def test_calls_on_constants_are_computed_once_with_eager_results():
+    def f(x):
+        h = ops.exp(-(x * x)) + 1.0
+        return (ops.log(h) * 0.5).sum()
+
+    vg = ms.value_and_grad(f)
+    jf = ms.jit(vg)
+    for seed in range(3):
+        x = _rand(4, 5, seed=seed)
+        (lg, gg), (le, ge) = jf(x), vg(x)
+        np.testing.assert_array_equal(lg.asnumpy(), le.asnumpy())   # bit-identical, as every replay
+        np.testing.assert_array_equal(gg.asnumpy(), ge.asnumpy())
+    facts = _only_record(jf).describe()
+    assert facts["folded"] >= 2            # the sum's all-ones gradient, broadcast and scaled by 0.5
+
+
+def test_a_tensor_held_outside_is_read_afresh_and_never_folded():
+    c = ms.Tensor(np.float32(2.0))
+
+    @ms.jit
+    def f(x):
+        return x * (c + 1.0)
+
+    x = _t([1.0, 2.0])
+    f(x)
+    np.testing.assert_array_equal(f(x).asnumpy(), [3.0, 6.0])
+    c[...] = 5.0
+    np.testing.assert_array_equal(f(x).asnumpy(), [6.0, 12.0])
+    c.asnumpy()[...] = 9.0                  # changed in place through the array: seen too
+    np.testing.assert_array_equal(f(x).asnumpy(), [10.0, 20.0])
+    assert _only_record(f).describe()["folded"] == 0
+    assert f.stats["replayed"] == 3
+
+
+def test_random_ops_on_constants_draw_fresh_numbers_on_every_replay():
+    @ms.jit
+    def f(x):
+        ones = ms.Tensor(np.ones(64, np.float32))        # made while recording: only the record holds it
+        return x + ops.dropout(ones, p=0.5)
+
+    x = _t(np.zeros(64))
+    draws = [f(x).asnumpy().copy() for _ in range(4)]
+    assert f.stats["replayed"] == 3
+    assert not np.array_equal(draws[2], draws[3])
+    for d in draws:
+        assert set(np.unique(d)) <= {0.0, 2.0}
+
+
+def test_a_repeated_call_reads_the_first_result_unless_an_update_came_between():
+    @ms.jit
+    def f(x):
+        return (x * x) + (x * x)
+
+    x = _rand(3, 4)
+    f(x)
+    out = f(x)
+    np.testing.assert_array_equal(out.asnumpy(), x.asnumpy() * x.asnumpy() + x.asnumpy() * x.asnumpy())
+    assert _only_record(f).describe()["merged"] == 1
+
+    buf = ms.Parameter(_t([1.0, 2.0, 3.0]), name="buf")
+
+    @ms.jit
+    def g(x):
+        a = buf * 2
+        buf[0] = x.sum()                    # an in-place update between the two calls
+        return a, buf * 2
+
+    for v in (5.0, 7.0):
+        a, b = g(_t([v, 0.0]))
+        np.testing.assert_array_equal(b.asnumpy(), [2 * v, 4.0, 6.0])
+        np.testing.assert_array_equal(a.asnumpy(), [2 * (v - 2.0) if v == 7.0 else 2.0, 4.0, 6.0])
+    assert _only_record(g).describe()["merged"] == 0
+
+
 # ------------------------------------------------------------------ training steps
 def _mlp(seed=0):
     ms.set_seed(seed)

@@ -732,6 +732,85 @@ static PyTypeObject FastCallType = {
     .tp_getset = fc_getset,
 };
 
+/* ------------------------------------------------------------------ graph-mode signatures */
+
+static PyObject *str_data, *str_format;
+
+/* signature_key(args, tensor_type, device): ((shape, dtype, format), ..., device) when every item
+   of the tuple ``args`` is exactly ``tensor_type`` holding a NumPy array, else None (graph.py). */
+static PyObject *
+signature_key(PyObject *Py_UNUSED(module), PyObject *const *argv, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyTuple_Check(argv[0]) || !PyType_Check(argv[1])) {
+        PyErr_SetString(PyExc_TypeError, "signature_key(args: tuple, tensor_type: type, device)");
+        return NULL;
+    }
+    PyObject *args = argv[0];
+    PyTypeObject *tensor = (PyTypeObject *)argv[1];
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    PyObject *key = PyTuple_New(n + 1);
+    if (key == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = PyTuple_GET_ITEM(args, i);
+        if (Py_TYPE(a) != tensor)
+            goto not_plain;
+        PyObject *data = PyObject_GetAttr(a, str_data);
+        if (data == NULL)
+            goto fail;
+        if (!PyArray_CheckExact(data)) {
+            Py_DECREF(data);
+            goto not_plain;
+        }
+        PyArrayObject *arr = (PyArrayObject *)data;
+        int nd = PyArray_NDIM(arr);
+        npy_intp *dims = PyArray_DIMS(arr);
+        PyObject *shape = PyTuple_New(nd);
+        PyObject *fmt = PyObject_GetAttr(a, str_format);
+        PyObject *part = PyTuple_New(3);
+        if (shape == NULL || fmt == NULL || part == NULL) {
+            Py_XDECREF(shape);
+            Py_XDECREF(fmt);
+            Py_XDECREF(part);
+            Py_DECREF(data);
+            goto fail;
+        }
+        for (int d = 0; d < nd; d++) {
+            PyObject *v = PyLong_FromSsize_t(dims[d]);
+            if (v == NULL) {
+                Py_DECREF(shape);
+                Py_DECREF(fmt);
+                Py_DECREF(part);
+                Py_DECREF(data);
+                goto fail;
+            }
+            PyTuple_SET_ITEM(shape, d, v);
+        }
+        PyArray_Descr *descr = PyArray_DESCR(arr);
+        Py_INCREF(descr);
+        PyTuple_SET_ITEM(part, 0, shape);
+        PyTuple_SET_ITEM(part, 1, (PyObject *)descr);
+        PyTuple_SET_ITEM(part, 2, fmt);
+        PyTuple_SET_ITEM(key, i, part);
+        Py_DECREF(data);
+    }
+    Py_INCREF(argv[2]);
+    PyTuple_SET_ITEM(key, n, argv[2]);
+    return key;
+not_plain:
+    Py_DECREF(key);
+    Py_RETURN_NONE;
+fail:
+    Py_DECREF(key);
+    return NULL;
+}
+
+static PyMethodDef module_methods[] = {
+    {"signature_key", (PyCFunction)(void (*)(void))signature_key, METH_FASTCALL,
+     "signature_key(args, tensor_type, device): a graph-mode record key for plain Tensor arguments, or None."},
+    {NULL, NULL, 0, NULL},
+};
+
 /* ------------------------------------------------------------------ module */
 
 static struct PyModuleDef fastcall_module = {
@@ -739,6 +818,7 @@ static struct PyModuleDef fastcall_module = {
     .m_name = "mscustom._core._fastcall",
     .m_doc = "The compiled call path of ops.Custom (see mscustom/_core/fastcall.py).",
     .m_size = -1,
+    .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC
@@ -751,7 +831,9 @@ PyInit__fastcall(void)
             !(str_fast = PyUnicode_InternFromString("fast")) ||
             !(str_depth = PyUnicode_InternFromString("depth")) ||
             !(str_capture = PyUnicode_InternFromString("capture")) ||
-            !(str_calls = PyUnicode_InternFromString("calls")))
+            !(str_calls = PyUnicode_InternFromString("calls")) ||
+            !(str_data = PyUnicode_InternFromString("_data")) ||
+            !(str_format = PyUnicode_InternFromString("_format")))
         return NULL;
     PyObject *m = PyModule_Create(&fastcall_module);
     if (m == NULL)

@@ -68,6 +68,20 @@ def method(slow, state, timing):
     return _c.FastCall(slow, Tensor, DEFAULT_FORMAT, state, timing)
 
 
+def _signature_key(args, tensor_type, device):
+    """``((shape, dtype, format), ..., device)`` when every argument is exactly ``tensor_type``, else None."""
+    for a in args:
+        if type(a) is not tensor_type:
+            return None
+    key = tuple([(a._data.shape, a._data.dtype, a._format) for a in args])
+    return key + (device,)
+
+
+# graph mode's record key for calls with plain Tensor arguments only (graph.py); the C one builds the
+# same tuples without a Python frame
+signature_key = _c.signature_key if _c is not None else _signature_key
+
+
 def counts(call):
     """(calls finished in C, calls handed to Python) of a ``method()``, or None without the extension."""
     return call.counts() if _c is not None and isinstance(call, _c.FastCall) else None

@@ -20,6 +20,8 @@ Attribute keys and their Python signatures:
 - ``"FGradient"``: ``(inputs, outputs, ograds, attrs) -> list of input
   gradients`` (Tensors built from ops, ``None`` for no gradient)
 - ``"FInplaceOption"``: ``(attrs) -> [(input_index, output_index), ...]``
+- ``"FRandom"``: True when the kernel draws random numbers (a graph replay
+  then never computes its calls once for all replays, nor merges two calls)
 """
 
 import weakref

@@ -30,16 +30,31 @@ Values returned to the caller never live in the arena: each replay gives
 them fresh memory, so results kept from earlier calls never change.
 """
 
+import sys
 import threading
 
 import numpy as np
 
 from ..tensor import Tensor
+from .calls import Ref
 from .capture import GuardMiss
 
 __all__ = ["Record"]
 
 _INTO_MODES = ("ufunc", "ufunc_t", "into", "fused", "chain", "prealloc")     # kernels writing given buffers
+
+
+def _held_by_capture_only(tensor):
+    """Whether only the capture's slot refers to this plain Tensor and, if its array can be written, to
+    that array (CPython reference counts: the slot's tuple, the argument and the local name here)."""
+    if type(tensor) is not Tensor or sys.getrefcount(tensor) > 3:
+        return False
+    data = tensor._data
+    if type(data) is not np.ndarray:
+        return False
+    # a read-only array (a cached Python number) cannot change; a writable one must be the tensor's
+    # own: held by the tensor, the capture's list of arrays, ``data`` and getrefcount's argument
+    return not data.flags.writeable or (data.base is None and sys.getrefcount(data) <= 4)
 
 
 class _Groups:
@@ -102,6 +117,9 @@ class Record:
             if st.kind == "kernel":
                 st.mode = _kernel_mode(st, cap.arrays)
         self._skip_noop_reshapes()
+        self.constants = {}                 # slot -> array fixed at recording (see _fold_constants)
+        self._fold_constants(cap)
+        self._merge_repeats()
         self._fuse_pairs()
         self._fuse_consumers()
         self._transposed_products()
@@ -141,6 +159,70 @@ class Record:
         if alias:
             self.steps = kept
             self.out_slots = [alias.get(s, s) for s in self.out_slots]
+
+    def _fold_constants(self, cap):
+        """Built-in kernel calls whose inputs are all constants are computed once: their recorded
+        outputs become constants of the record, and the steps go.
+
+        A constant is an outside tensor that only this capture holds (a
+        Python number or an all-ones gradient seed made into a tensor while
+        recording: after the function returned, nobody else can change it;
+        CPython's reference counts say so), or the output of a folded step.
+        Tensors anyone else holds (a Parameter, a global tensor) are read
+        afresh at every replay instead. Random ops (``FRandom``), ops of user
+        front ends and values that effects, checks, guards or host ops read
+        are never folded; returned values keep their fresh memory.
+        """
+        touched = {s for st in self.steps if st.kind != "kernel" for s in st.ins}
+        outs = set(self.out_slots)
+        consts = set()
+        for s, desc in enumerate(cap.slots):
+            if desc[0] == "ext" and s not in touched and _held_by_capture_only(desc[1]):
+                consts.add(s)
+                self.constants[s] = desc[1]._data
+        kept = []
+        for st in self.steps:
+            if st.kind == "kernel" and getattr(st.op, "frontend", None) == "builtin" \
+                    and not st.op.attrs.get("FRandom") and all(s in consts for s in st.ins) \
+                    and not any(s in outs or s in touched for s in st.outs):
+                for s in st.outs:
+                    consts.add(s)
+                    self.constants[s] = np.array(cap.arrays[s], copy=True)
+                continue
+            kept.append(st)
+        self.folded = len(self.steps) - len(kept)
+        self.steps = kept
+
+    def _merge_repeats(self):
+        """A built-in kernel call repeating an earlier one (same op, Plan, inputs and attributes) reads
+        the earlier call's outputs instead (``h * h`` seen twice in a gradient).
+
+        Kernel outputs are new values that no kernel overwrites, so the
+        earlier result is still valid, unless an effect or host op ran in
+        between (it could change an input in place): the table starts over
+        there. Returned values and random ops (``FRandom``) are not merged.
+        """
+        outs = set(self.out_slots)
+        seen = {}
+        alias = {}
+        kept = []
+        for st in self.steps:
+            if alias:
+                st.ins = [alias.get(s, s) for s in st.ins]
+            if st.kind in ("effect", "host"):
+                seen.clear()
+            elif st.kind == "kernel" and getattr(st.op, "frontend", None) == "builtin" \
+                    and not st.op.attrs.get("FRandom"):
+                key = (id(st.op), tuple(st.ins))
+                first = seen.get(key)
+                if first is not None and first.plan is st.plan and first.attrs == st.attrs \
+                        and len(first.outs) == len(st.outs) and not any(s in outs for s in st.outs):
+                    alias.update(zip(st.outs, first.outs))
+                    continue
+                seen.setdefault(key, st)
+            kept.append(st)
+        self.merged = len(self.steps) - len(kept)
+        self.steps = kept
 
     def _fuse_pairs(self):
         """An op with ``FFuseInto = (partner, n_shared, fn)`` and a later call of ``partner`` on the same
@@ -387,6 +469,9 @@ class Record:
         def ref(s):
             if s in defined:
                 return f"v{s}"
+            if s in self.constants:
+                ns[f"CV{s}"] = self.constants[s]
+                return f"CV{s}"
             desc = cap.slots[s]
             if desc[0] == "arg":
                 emit(f"    v{s} = A[{desc[1]}]")
@@ -427,14 +512,19 @@ class Record:
                     ns[f"U{j}"] = st.op.attrs["FUfunc"]
                     (o,) = out_names(st)
                     emit(f"    U{j}({ins[1]}.T, {ins[0]}.T, out={o})")
-                elif mode == "into":
-                    ns[f"F{j}"] = st.op.attrs["FComputeInto"]
+                elif mode in ("into", "fused", "chain"):
+                    fn = st.op.attrs["FComputeInto"] if mode == "into" else st.fn
                     outs = out_names(st)
-                    emit(f"    F{j}(K{j}, {tup}, ({', '.join(outs)},))")
-                elif mode == "fused" or mode == "chain":
-                    ns[f"F{j}"] = st.fn
-                    outs = out_names(st)
-                    emit(f"    F{j}(K{j}, {tup}, ({', '.join(outs)},))")
+                    spell = getattr(fn, "as_calls", None)
+                    calls = spell(st.attrs, [cap.arrays[s] for s in st.ins], [cap.arrays[s] for s in st.outs]) \
+                        if spell is not None else None
+                    if calls is None:
+                        ns[f"F{j}"] = fn
+                        emit(f"    F{j}(K{j}, {tup}, ({', '.join(outs)},))")
+                    else:
+                        for m, (call, *call_args) in enumerate(calls):
+                            ns[f"L{j}_{m}"] = call
+                            emit(f"    L{j}_{m}({self._call_args(j, m, *call_args, ins=ins, outs=outs, ns=ns)})")
                 elif mode == "prealloc":
                     ns[f"R{j}"], ns[f"Q{j}"], ns[f"S{j}"] = st.plan.runner, st.plan.req, st.plan.stats
                     outs = out_names(st)
@@ -508,6 +598,22 @@ class Record:
         exec(code, ns)
         return source, ns["replay"]
 
+    @staticmethod
+    def _call_args(j, m, args, kwargs=None, *, ins, outs, ns):
+        """The argument list of call ``m`` of step ``j``'s call list (see ``_core/calls.py``)."""
+        def render(key, a):
+            if isinstance(a, Ref):
+                name = (ins if a.side == "in" else outs)[a.index]
+                return name + ".T" if a.transposed else name
+            if a is None or a is Ellipsis or type(a) in (bool, int):
+                return repr(a)
+            ns[f"Z{j}_{m}_{key}"] = a
+            return f"Z{j}_{m}_{key}"
+
+        rendered = [render(i, a) for i, a in enumerate(args)]
+        rendered += [f"{k}={render(k, a)}" for k, a in (kwargs or {}).items()]
+        return ", ".join(rendered)
+
     def _scratch_flags(self, j, st, arg_slots=None):
         """Per input of effect step ``j``: True where the value is an arena buffer nobody reads afterwards.
 
@@ -561,7 +667,8 @@ class Record:
         modes_products = sum(len(st.products[1]) for st in self.steps if st.products is not None)
         if modes_products:
             modes["product_updates"] = modes_products
-        return {"steps": len(self.steps), "dropped": self.dropped, "modes": modes,
+        return {"steps": len(self.steps), "dropped": self.dropped, "folded": self.folded,
+                "merged": self.merged, "modes": modes,
                 "arena_bytes": self.arena_bytes, "fresh_outputs": len(self.fresh)}
 
     def allocating_steps(self):

@@ -85,6 +85,7 @@ _DROPOUT = defop("dropout", 1, _dropout_compute, lambda a, s: (s, [list(s[0]), l
                  lambda a, d: (d, [d[0], d[0]]) if d[0].name.startswith("float") else _bad_dropout(d),
                  lambda ins, outs, g, a: [F.mul(g[0], outs[1])], num_outputs=2,
                  doc="zero elements with probability p, scale the rest by 1/(1-p)", arg_names=("x",))
+_DROPOUT.attrs["FRandom"] = True        # a fresh mask on every call: graph replays never fold or merge it
 
 
 def _bad_dropout(dtypes):

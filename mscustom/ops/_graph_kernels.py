@@ -24,10 +24,15 @@ replay (``_core/replay.py``) can do better when it owns the output memory:
   memory this way (Numba loops, ``_graph_loops.py``).
 
 Each kernel here gives exactly the eager kernel's result (tests compare them).
+Most also carry ``as_calls`` (``_core/calls.py``): the same work as direct
+NumPy calls for given shapes and dtypes, which a replay writes inline.
 """
+
+import operator
 
 import numpy as np
 
+from .._core.calls import IN, IN_T, OUT
 from .._core.registry import get_op
 from . import _graph_loops, _loss_ops
 
@@ -42,10 +47,24 @@ _UFUNCS = {
 }
 
 
+def _as_calls(spec):
+    """Give an into-kernel its call list ``spec(attrs, ins, outs)`` (see ``_core/calls.py``)."""
+    def attach(fn):
+        fn.as_calls = spec
+        return fn
+    return attach
+
+
+@_as_calls(lambda attrs, ins, outs: [(np.maximum, (IN(0), outs[0].dtype.type(0)), {"out": OUT(0)})])
 def _relu_into(attrs, ins, outs):
     np.maximum(ins[0], 0, out=outs[0])
 
 
+def _relu_grad_calls(attrs, ins, outs):
+    return [(np.greater, (IN(1), 0), {"out": OUT(0)}), (np.multiply, (OUT(0), IN(0)), {"out": OUT(0)})]
+
+
+@_as_calls(_relu_grad_calls)
 def _relu_grad_into(attrs, ins, outs):
     dy, x = ins
     o = outs[0]
@@ -56,6 +75,14 @@ def _relu_grad_into(attrs, ins, outs):
 _add_reduce = np.add.reduce
 
 
+def _sum_dtype(x, o):
+    """The ``dtype`` argument of ``add.reduce`` summing ``x`` into ``o``: None (NumPy's default, taken
+    faster) where that is ``o``'s dtype already."""
+    return None if x.dtype == o.dtype and o.dtype in _graph_loops.FLOATS else o.dtype
+
+
+@_as_calls(lambda attrs, ins, outs: [(_add_reduce, (IN(0), attrs["axis"], _sum_dtype(ins[0], outs[0]), OUT(0),
+                                                    attrs["keep_dims"]))])
 def _reduce_sum_into(attrs, ins, outs):
     o = outs[0]
     _add_reduce(ins[0], attrs["axis"], o.dtype, o, attrs["keep_dims"])
@@ -71,10 +98,12 @@ def _reduce_mean_into(attrs, ins, outs):
                   casting="unsafe")
 
 
+@_as_calls(lambda attrs, ins, outs: [(np.copyto, (OUT(0), IN(0), "unsafe"))])
 def _copy_into(attrs, ins, outs):
     np.copyto(outs[0], ins[0], casting="unsafe")
 
 
+@_as_calls(lambda attrs, ins, outs: [(operator.setitem, (OUT(0), Ellipsis, IN(0)))])
 def _broadcast_to_into(attrs, ins, outs):
     outs[0][...] = ins[0]
 
@@ -119,6 +148,14 @@ def _one_hot_into(attrs, ins, outs):
         o += off
 
 
+def _matmul_calls(attrs, ins, outs):
+    ta, tb = attrs.get("transpose_a"), attrs.get("transpose_b")
+    if (ta and ins[0].ndim != 2) or (tb and ins[1].ndim != 2):
+        return None                     # swapaxes of N-D operands: the kernel's own call
+    return [(np.matmul, (IN_T(0) if ta else IN(0), IN_T(1) if tb else IN(1)), {"out": OUT(0)})]
+
+
+@_as_calls(_matmul_calls)
 def _matmul_into(attrs, ins, outs):
     """``matmul`` with its ``transpose_a``/``transpose_b`` flags (transposed views, as the eager kernel)."""
     x, y = ins
@@ -134,6 +171,22 @@ def _loops_fit(o, b, *more):
     return o.ndim == 2 and b.ndim == 1 and o.size >= _graph_loops.MIN_SIZE and _graph_loops.fits(o, b, *more)
 
 
+def _loops_never(o, b):
+    """Whether ``_loops_fit(o, b, ...)`` is False for every replay (it depends on shapes and dtypes only)."""
+    return not (o.ndim == 2 and b.ndim == 1 and o.size >= _graph_loops.MIN_SIZE
+                and o.dtype in _graph_loops.FLOATS)
+
+
+def _dense_calls(attrs, ins, outs):
+    if ins[1].ndim != 2 or not _loops_never(outs[0], ins[2]):
+        return None
+    calls = [(np.matmul, (IN(0), IN_T(1)), {"out": OUT(0)}), (np.add, (OUT(0), IN(2)), {"out": OUT(0)})]
+    if len(outs) == 2:                  # with the ReLU of _dense_relu_into
+        calls.append((np.maximum, (OUT(0), outs[1].dtype.type(0)), {"out": OUT(1)}))
+    return calls
+
+
+@_as_calls(_dense_calls)
 def _dense_into(attrs, ins, outs):
     x, w, b = ins
     o = outs[0]
@@ -144,6 +197,7 @@ def _dense_into(attrs, ins, outs):
         o += b
 
 
+@_as_calls(_dense_calls)
 def _dense_relu_into(attrs, ins, outs):
     """``dense`` and the ``relu`` of its output: ``o = x @ w.T + b``, ``a = maximum(o, 0)``."""
     x, w, b = ins
@@ -161,6 +215,13 @@ def _sums_rows(attrs, cattrs, out):
     return out.ndim == 2 and cattrs["axis"] in (0, (0,), [0]) and not cattrs["keep_dims"]
 
 
+def _relu_grad_sum_calls(attrs, ins, outs):
+    if not _loops_never(outs[0], outs[1]):
+        return None
+    return _relu_grad_calls(attrs, ins, outs) + [(_add_reduce, (OUT(0), 0, _sum_dtype(outs[0], outs[1]), OUT(1), False))]
+
+
+@_as_calls(_relu_grad_sum_calls)
 def _relu_grad_sum_into(attrs, ins, outs):
     """``relu_grad`` and the sum of its output over axis 0: ``o = dy * (x > 0)``, ``db = o.sum(0)``."""
     dy, x = ins

@@ -29,10 +29,10 @@ for an unexpected layout.
 
 import numpy as np
 
-__all__ = ["get", "fits", "MIN_SIZE"]
+__all__ = ["get", "fits", "MIN_SIZE", "FLOATS"]
 
 _LOOPS = []
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+FLOATS = (np.dtype(np.float32), np.dtype(np.float64))   # the dtypes the loops take
 MIN_SIZE = 512          # elements; below this NumPy's calls are as cheap, and small models need no Numba
 
 
@@ -84,7 +84,7 @@ def get():
 def fits(*arrays):
     """True when every array is C-contiguous with the first one's float dtype (float32/float64)."""
     dt = arrays[0].dtype
-    if dt not in _FLOATS:
+    if dt not in FLOATS:
         return False
     for a in arrays:
         if a.dtype != dt or not a.flags.c_contiguous:
