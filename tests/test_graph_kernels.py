@@ -296,3 +296,40 @@ def test_chain_call_lists_match_the_chained_kernels_where_they_apply(dtype, shap
             _run_calls(calls, fn_ins, got)
             for g, w_ in zip(got, want):
                 _same_values(g, w_)
+
+
+# ------------------------------------------------------------------ eager kernels sharing the loops
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("shape", [(64, 40), (3, 5), (2, 30, 20)])
+def test_eager_relu_relu_grad_and_dense_give_numpys_values_on_every_path(dtype, shape):
+    """relu against a cached array of zeros, relu_grad and dense's bias add as Numba loops: NumPy's values."""
+    from mscustom.ops import _graph_loops
+    _graph_loops.get()                                  # the loops are loaded: eager kernels take them
+    assert _graph_loops.ready()
+    rng = np.random.default_rng(24)
+    relu, relu_grad, dense = (get_op(n).attrs["FComputeAlloc<cpu>"] for n in ("relu", "relu_grad", "dense"))
+    x, dy = _specials(shape, dtype, rng), _specials(shape, dtype, rng)
+    for _ in range(2):                                  # the second call reuses the cached zeros
+        _same_values(relu({}, [x]), np.maximum(x, 0))
+        _same_values(relu_grad({}, [dy, x]), np.multiply(dy, x > 0))
+    w = rng.standard_normal((shape[-1], 7)).astype(dtype)
+    b = _specials((1, shape[-1]), dtype, rng).reshape(-1)
+    x2 = rng.standard_normal(shape[:-1] + (7,)).astype(dtype)
+    want = np.matmul(x2, w.T)
+    want += b
+    _same_values(dense({}, [x2, w, b]), want)
+    strided = dy[..., ::2]                              # not contiguous: NumPy's own calls
+    _same_values(relu_grad({}, [strided, x[..., ::2]]), np.multiply(strided, x[..., ::2] > 0))
+
+
+def test_relu_zeros_are_read_only_kept_few_and_only_for_large_float_arrays():
+    from mscustom.ops import _nn_ops
+    assert _nn_ops.relu_zero((4, 4), np.dtype(np.float32)) == 0
+    assert _nn_ops.relu_zero((64, 64), np.dtype(np.int32)) == 0
+    z = _nn_ops.relu_zero((64, 64), np.dtype(np.float32))
+    assert z.shape == (64, 64) and not z.flags.writeable and not z.any()
+    assert _nn_ops.relu_zero((64, 64), np.dtype(np.float32)) is z
+    for n in range(20):
+        _nn_ops.relu_zero((64, 100 + n), np.dtype(np.float64))
+    assert len(_nn_ops._ZEROS) <= _nn_ops._ZEROS_KEPT

@@ -34,7 +34,7 @@ import numpy as np
 
 from .._core.calls import IN, IN_T, OUT
 from .._core.registry import get_op
-from . import _graph_loops, _loss_ops
+from . import _graph_loops, _loss_ops, _nn_ops
 
 __all__ = ["install"]
 
@@ -55,9 +55,16 @@ def _as_calls(spec):
     return attach
 
 
-@_as_calls(lambda attrs, ins, outs: [(np.maximum, (IN(0), outs[0].dtype.type(0)), {"out": OUT(0)})])
+def _relu_zero(a):
+    """``np.maximum``'s zero operand for ReLU of ``a`` (``_nn_ops.relu_zero``; a typed zero otherwise)."""
+    z = _nn_ops.relu_zero(a.shape, a.dtype)
+    return a.dtype.type(0) if type(z) is int else z
+
+
+@_as_calls(lambda attrs, ins, outs: [(np.maximum, (IN(0), _relu_zero(outs[0])), {"out": OUT(0)})])
 def _relu_into(attrs, ins, outs):
-    np.maximum(ins[0], 0, out=outs[0])
+    o = outs[0]
+    np.maximum(ins[0], _nn_ops.relu_zero(o.shape, o.dtype), out=o)
 
 
 def _relu_grad_calls(attrs, ins, outs):
@@ -182,7 +189,7 @@ def _dense_calls(attrs, ins, outs):
         return None
     calls = [(np.matmul, (IN(0), IN_T(1)), {"out": OUT(0)}), (np.add, (OUT(0), IN(2)), {"out": OUT(0)})]
     if len(outs) == 2:                  # with the ReLU of _dense_relu_into
-        calls.append((np.maximum, (OUT(0), outs[1].dtype.type(0)), {"out": OUT(1)}))
+        calls.append((np.maximum, (OUT(0), _relu_zero(outs[1])), {"out": OUT(1)}))
     return calls
 
 
@@ -207,7 +214,7 @@ def _dense_relu_into(attrs, ins, outs):
         _graph_loops.get()[1](o, b, a)
     else:
         o += b
-        np.maximum(o, 0, out=a)
+        np.maximum(o, _nn_ops.relu_zero(a.shape, a.dtype), out=a)
 
 
 def _sums_rows(attrs, cattrs, out):

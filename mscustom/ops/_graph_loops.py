@@ -1,4 +1,4 @@
-"""Numba row loops for graph-mode kernels that NumPy would run as several passes or slow broadcasts.
+"""Numba row loops for kernels that NumPy would run as several passes or slow broadcasts.
 
 A Dense layer's ``o += b`` is a broadcast add, which NumPy runs row by row
 (several times slower than a contiguous add); ``np.maximum(h, 0)`` with a
@@ -10,7 +10,12 @@ loops here do that work in one pass each:
 - ``bias_relu(o, b, a)``: ``o += b`` and ``a = maximum(o, 0)`` (a Dense layer
   followed by ReLU: both values are kept, the gradient reads ``o``);
 - ``relu_grad_sum(dy, x, o, db)``: ``o = dy * (x > 0)`` and ``db = o.sum(0)``
-  (relu's gradient followed by the bias gradient of the Dense before it).
+  (relu's gradient followed by the bias gradient of the Dense before it);
+- ``relu_grad(dy, x, o)``: ``o = dy * (x > 0)`` over 1-D (raveled) arrays.
+
+Graph replays use them from ``_graph_kernels.py``; eager kernels (``dense``,
+``relu_grad``) use them too once Numba is loaded anyway (``ready()``), so a
+small eager program never pays Numba's import.
 
 Each does NumPy's per-element operations in NumPy's order and precision:
 ``maximum`` keeps NaN and gives +0.0 for -0.0; ``dy * 0.0`` keeps the sign
@@ -27,9 +32,11 @@ contiguity first (``fits``), so Numba never compiles a new specialisation
 for an unexpected layout.
 """
 
+import sys
+
 import numpy as np
 
-__all__ = ["get", "fits", "MIN_SIZE", "FLOATS"]
+__all__ = ["get", "fits", "ready", "MIN_SIZE", "FLOATS"]
 
 _LOOPS = []
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))   # the dtypes the loops take
@@ -68,17 +75,30 @@ def _relu_grad_sum(dy, x, o, db, zero):
             db[j] = db[j] + v
 
 
+def _relu_grad(dy, x, o, zero):
+    for i in range(o.shape[0]):
+        v = dy[i]
+        if not x[i] > 0:
+            v = v * zero
+        o[i] = v
+
+
 def get():
-    """The compiled loops ``(bias_add, bias_relu, relu_grad_sum)``."""
+    """The compiled loops ``(bias_add, bias_relu, relu_grad_sum, relu_grad)``."""
     if not _LOOPS:
         import numba
-        fns = (_bias_add, _bias_relu, _relu_grad_sum)
+        fns = (_bias_add, _bias_relu, _relu_grad_sum, _relu_grad)
         try:
             loops = tuple(numba.njit(nogil=True, cache=True)(f) for f in fns)
         except Exception:       # no writable cache location: compile in memory only
             loops = tuple(numba.njit(nogil=True)(f) for f in fns)
         _LOOPS[:] = loops
     return _LOOPS
+
+
+def ready():
+    """Whether eager kernels should take the loops: compiled already, or Numba imported by something else."""
+    return bool(_LOOPS) or "numba" in sys.modules
 
 
 def fits(*arrays):
