@@ -335,6 +335,8 @@ def test_without_the_extension_custom_calls_the_python_path():
         for _ in range(3):
             assert (op(x).asnumpy() == [0, 1, 4]).all()
         assert all(p.cfast is None for p in op.op.plans.values())
+        assert dispatch.call.__name__ == "call" and dispatch.call.__code__     # the Python function
+        assert (ms.ops.mul(x, x).asnumpy() == [0, 1, 4]).all()
         print("ok")
     """)
     env = dict(os.environ, MSCUSTOM_FASTCALL="0", PYTHONPATH=str(REPO))
@@ -361,3 +363,91 @@ def test_signature_key_is_the_graph_record_key_for_plain_tensors(impl):
     if impl == "c":
         with pytest.raises(TypeError, match="signature_key"):
             key_of([a], ms.Tensor, "CPU")
+
+
+# ------------------------------------------------------------------ built-in calls (CoreCall)
+CORE_PATHS = {"compiled": lambda: dispatch.call, "python": lambda: getattr(dispatch.call, "slow", dispatch.call)}
+
+
+def _builtin(name, kernel, dtype_rule=None):
+    from mscustom import extend
+    op = extend.def_op(name, ("x", "y"), register=False)
+    extend.def_kernel(op, kernel, "all", allocates=True)
+    extend.def_infer(op, shape=lambda attrs, shapes: [list(shapes[0])],
+                     dtype=dtype_rule or (lambda attrs, dtypes: [dtypes[0]]))
+    return op
+
+
+def test_make_test_compiles_builtin_calls():
+    if os.environ.get("MSCUSTOM_REQUIRE_FASTCALL") != "1":
+        pytest.skip("only `make test` (MSCUSTOM_REQUIRE_FASTCALL=1) promises the extension is built")
+    assert type(dispatch.call).__name__ == "CoreCall"
+    from mscustom.ops import _math_ops
+    assert _math_ops.call is dispatch.call          # what the op modules imported
+
+
+@pytest.mark.parametrize("path", CORE_PATHS)
+def test_builtin_calls_agree_on_both_paths(path):
+    call = CORE_PATHS[path]()
+    op = _builtin(f"core_add_{path}", lambda attrs, ins: ins[0] + ins[1])
+    a = ms.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    b = ms.Tensor(np.ones((2, 3), np.float32))
+    for _ in range(3):                              # the first call plans, the next ones are warm
+        out = call(op, (a, b), {})
+        assert type(out) is ms.Tensor and out._node is None and out._format == a._format
+        np.testing.assert_array_equal(out.asnumpy(), a.asnumpy() + 1)
+    assert len(op.plans) == 1                       # one key for both paths
+    unary = _builtin(f"core_neg_{path}", lambda attrs, ins: -ins[0])
+    unary.num_inputs = 1
+    for _ in range(2):
+        np.testing.assert_array_equal(call(unary, (a,), {}).asnumpy(), -a.asnumpy())
+    # the general path: attributes, lists, three inputs, Parameters, non-Tensors
+    p = ms.Parameter(ms.Tensor(np.ones((2, 3), np.float32)), name="p")
+    np.testing.assert_array_equal(call(op, (a, p), {}).asnumpy(), a.asnumpy() + 1)
+    np.testing.assert_array_equal(call(op, [a, b], {}).asnumpy(), a.asnumpy() + 1)
+    with pytest.raises(TypeError, match="core_add"):
+        call(op, (a, np.ones((2, 3))), {})
+
+
+def _outcome(fn):
+    try:
+        out = fn()
+    except Exception as exc:
+        return type(exc), str(exc)
+    return out.dtype, out.shape, out.asnumpy().tolist()
+
+
+def test_builtin_call_results_are_checked_and_errors_pass_through_alike():
+    state = {"result": None}
+
+    def kernel(attrs, ins):
+        if isinstance(state["result"], str):
+            raise ZeroDivisionError("kernel failed")
+        return ins[0] * 2 if state["result"] is None else state["result"]
+
+    op = _builtin("core_odd", kernel)
+    a = ms.Tensor(np.ones(3, np.float32))
+    compiled, python = CORE_PATHS["compiled"](), CORE_PATHS["python"]()
+    for result in (None, np.ones(3, np.float64), np.ones(4, np.float32), [1.0, 2.0, 3.0], "raise"):
+        state["result"] = result
+        got, want = _outcome(lambda: compiled(op, (a, a), {})), _outcome(lambda: python(op, (a, a), {}))
+        assert got == want, result
+    state["result"] = np.ones(4, np.float32)        # the wrong shape: refused naming the op
+    with pytest.raises(Exception, match="core_odd"):
+        compiled(op, (a, a), {})
+    state["result"] = "raise"
+    with pytest.raises(ZeroDivisionError, match="kernel failed"):
+        compiled(op, (a, a), {})
+
+
+@pytest.mark.parametrize("path", CORE_PATHS)
+def test_builtin_calls_are_taped_and_captured_on_both_paths(path, monkeypatch):
+    from mscustom.ops import _math_ops
+    monkeypatch.setattr(_math_ops, "call", CORE_PATHS[path]())
+    x = ms.Tensor(np.array([1.0, 2.0, 3.0], np.float32))
+    g = ms.grad(lambda t: (_math_ops.mul(t, t) * 3.0).sum())(x)
+    np.testing.assert_array_equal(g.asnumpy(), 6 * x.asnumpy())
+    f = ms.jit(lambda t: _math_ops.mul(t, t) + t)
+    for _ in range(3):
+        np.testing.assert_array_equal(f(x).asnumpy(), x.asnumpy() ** 2 + x.asnumpy())
+    assert f.stats["replayed"] == 2

@@ -732,6 +732,342 @@ static PyTypeObject FastCallType = {
     .tp_getset = fc_getset,
 };
 
+/* ------------------------------------------------------------------ built-in op calls */
+
+/* CoreCall(slow, tensor_type, default_format, state, check, after): ``dispatch.call(op, args, attrs)``
+ * for the common built-in case -- one or two plain Tensors, no attributes, a cached ``simple`` plan
+ * (one output the kernel allocates) -- without a Python frame of ours: the plan key, the lookup, the
+ * kernel call, the Tensor. ``check(op, plan, result)`` fixes a result that is not a fresh array of
+ * the plan's shape and dtype (or raises); ``after(op, plan, attrs, args, tensor)`` tapes or captures
+ * the call while this thread records. Every other call goes to ``slow`` (the Python ``call``). */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *slow, *check, *after;
+    PyTypeObject *tensor;
+    Py_ssize_t off_data, off_format, off_node, off_oidx;
+    PyObject *default_format;
+    PyObject *state;
+    PyObject *zero;
+} CoreCallObject;
+
+static PyObject *str_simple, *str_runner, *str_shape0, *str_dtype0;
+
+static int
+cc_traverse(CoreCallObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->slow);
+    Py_VISIT(self->check);
+    Py_VISIT(self->after);
+    Py_VISIT(self->tensor);
+    Py_VISIT(self->default_format);
+    Py_VISIT(self->state);
+    return 0;
+}
+
+static int
+cc_clear(CoreCallObject *self)
+{
+    Py_CLEAR(self->slow);
+    Py_CLEAR(self->check);
+    Py_CLEAR(self->after);
+    Py_CLEAR(self->tensor);
+    Py_CLEAR(self->default_format);
+    Py_CLEAR(self->state);
+    Py_CLEAR(self->zero);
+    return 0;
+}
+
+static void
+cc_dealloc(CoreCallObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    cc_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* ``array.shape`` as a new tuple. */
+static PyObject *
+shape_of(PyArrayObject *a)
+{
+    int nd = PyArray_NDIM(a);
+    npy_intp *dims = PyArray_DIMS(a);
+    PyObject *shape = PyTuple_New(nd);
+    if (shape == NULL)
+        return NULL;
+    for (int d = 0; d < nd; d++) {
+        PyObject *v = PyLong_FromSsize_t(dims[d]);
+        if (v == NULL) {
+            Py_DECREF(shape);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(shape, d, v);
+    }
+    return shape;
+}
+
+/* Whether ``r`` is an array of ``shape0`` (a tuple of ints) and of dtype ``dtype0``. */
+static int
+fits_plan(PyObject *r, PyObject *shape0, PyObject *dtype0)
+{
+    if (!PyArray_CheckExact(r) || !PyTuple_CheckExact(shape0))
+        return 0;
+    PyArrayObject *a = (PyArrayObject *)r;
+    int nd = PyArray_NDIM(a);
+    if (PyTuple_GET_SIZE(shape0) != nd)
+        return 0;
+    npy_intp *dims = PyArray_DIMS(a);
+    for (int d = 0; d < nd; d++) {
+        PyObject *v = PyTuple_GET_ITEM(shape0, d);
+        if (!PyLong_CheckExact(v))
+            return 0;
+        Py_ssize_t n = PyLong_AsSsize_t(v);
+        if (n == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (n != dims[d])
+            return 0;
+    }
+    PyObject *dt = (PyObject *)PyArray_DESCR(a);
+    if (dt == dtype0)
+        return 1;
+    int eq = PyObject_RichCompareBool(dt, dtype0, Py_EQ);
+    if (eq < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    return eq;
+}
+
+static PyObject *
+cc_vectorcall(CoreCallObject *self, PyObject *const *argv, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs != 3 || kwnames != NULL)
+        goto slow;
+    PyObject *op = argv[0], *args = argv[1], *attrs = argv[2];
+    if (!PyTuple_CheckExact(args) || !PyDict_CheckExact(attrs) || PyDict_GET_SIZE(attrs) != 0)
+        goto slow;
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    if (n != 1 && n != 2)
+        goto slow;
+    PyObject *datas[2];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyTuple_GET_ITEM(args, i);
+        if (Py_TYPE(t) != self->tensor)
+            goto slow;
+        PyObject *d = SLOT(t, self->off_data);
+        if (d == NULL || !PyArray_CheckExact(d) || SLOT(t, self->off_format) == NULL)
+            goto slow;
+        datas[i] = d;
+    }
+    /* the key dispatch.call builds: (shape, dtype, format) of each input, flat */
+    PyObject *key = PyTuple_New(3 * n);
+    if (key == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *shape = shape_of((PyArrayObject *)datas[i]);
+        if (shape == NULL) {
+            Py_DECREF(key);
+            return NULL;
+        }
+        PyObject *descr = (PyObject *)PyArray_DESCR((PyArrayObject *)datas[i]);
+        PyObject *fmt = SLOT(PyTuple_GET_ITEM(args, i), self->off_format);
+        Py_INCREF(descr);
+        Py_INCREF(fmt);
+        PyTuple_SET_ITEM(key, 3 * i, shape);
+        PyTuple_SET_ITEM(key, 3 * i + 1, descr);
+        PyTuple_SET_ITEM(key, 3 * i + 2, fmt);
+    }
+    PyObject *plans = PyObject_GetAttr(op, str_plans);
+    if (plans == NULL) {
+        PyErr_Clear();
+        Py_DECREF(key);
+        goto slow;
+    }
+    PyObject *plan = PyDict_Check(plans) ? PyDict_GetItemWithError(plans, key) : NULL;
+    Py_DECREF(key);
+    if (plan == NULL) {
+        PyErr_Clear();
+        Py_DECREF(plans);
+        goto slow;
+    }
+    Py_INCREF(plan);
+    Py_DECREF(plans);
+    PyObject *simple = PyObject_GetAttr(plan, str_simple);
+    if (simple != Py_True) {
+        Py_XDECREF(simple);
+        PyErr_Clear();
+        Py_DECREF(plan);
+        goto slow;
+    }
+    Py_DECREF(simple);
+    PyObject *runner = PyObject_GetAttr(plan, str_runner);
+    PyObject *arrays = PyList_New(n);
+    if (runner == NULL || arrays == NULL) {
+        Py_XDECREF(runner);
+        Py_XDECREF(arrays);
+        Py_DECREF(plan);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_INCREF(datas[i]);
+        PyList_SET_ITEM(arrays, i, datas[i]);
+    }
+    PyObject *stack[2] = {attrs, arrays};
+    PyObject *r = PyObject_Vectorcall(runner, stack, 2, NULL);
+    Py_DECREF(runner);
+    Py_DECREF(arrays);
+    if (r == NULL) {                        /* raised as the Python path raises it: unchanged */
+        Py_DECREF(plan);
+        return NULL;
+    }
+    PyObject *shape0 = PyObject_GetAttr(plan, str_shape0);
+    PyObject *dtype0 = PyObject_GetAttr(plan, str_dtype0);
+    if (shape0 == NULL || dtype0 == NULL) {
+        Py_XDECREF(shape0);
+        Py_XDECREF(dtype0);
+        Py_DECREF(r);
+        Py_DECREF(plan);
+        return NULL;
+    }
+    int plain = fits_plan(r, shape0, dtype0);
+    Py_DECREF(shape0);
+    Py_DECREF(dtype0);
+    if (!plain) {
+        PyObject *fixed = PyObject_CallFunctionObjArgs(self->check, op, plan, r, NULL);
+        Py_DECREF(r);
+        if (fixed == NULL) {
+            Py_DECREF(plan);
+            return NULL;
+        }
+        r = fixed;
+    }
+    PyObject *t = self->tensor->tp_alloc(self->tensor, 0);
+    if (t == NULL) {
+        Py_DECREF(r);
+        Py_DECREF(plan);
+        return NULL;
+    }
+    SLOT(t, self->off_data) = r;
+    Py_INCREF(self->default_format);
+    SLOT(t, self->off_format) = self->default_format;
+    Py_INCREF(Py_None);
+    SLOT(t, self->off_node) = Py_None;
+    Py_INCREF(self->zero);
+    SLOT(t, self->off_oidx) = self->zero;
+    /* a gradient tape or a graph capture on this thread: Python records the call */
+    PyObject *depth = PyObject_GetAttr(self->state, str_depth);
+    PyObject *capture = depth == NULL ? NULL : PyObject_GetAttr(self->state, str_capture);
+    if (capture == NULL) {
+        Py_XDECREF(depth);
+        Py_DECREF(t);
+        Py_DECREF(plan);
+        return NULL;
+    }
+    int quiet = depth == self->zero && capture == Py_None;
+    Py_DECREF(depth);
+    Py_DECREF(capture);
+    if (!quiet) {
+        PyObject *res = PyObject_CallFunctionObjArgs(self->after, op, plan, attrs, args, t, NULL);
+        if (res == NULL) {
+            Py_DECREF(t);
+            Py_DECREF(plan);
+            return NULL;
+        }
+        Py_DECREF(res);
+    }
+    Py_DECREF(plan);
+    return t;
+slow:
+    return PyObject_Vectorcall(self->slow, argv, nargsf, kwnames);
+}
+
+static PyObject *
+cc_call(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return PyVectorcall_Call(self, args, kwargs);
+}
+
+static PyObject *
+cc_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *slow, *tensor, *default_format, *state, *check, *after;
+    if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
+        PyErr_SetString(PyExc_TypeError, "CoreCall takes positional arguments only");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "OO!UOOO:CoreCall", &slow, &PyType_Type, &tensor, &default_format, &state,
+                          &check, &after))
+        return NULL;
+    CoreCallObject *self = (CoreCallObject *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    PyTypeObject *tt = (PyTypeObject *)tensor;
+    if ((self->off_data = slot_offset(tt, "_data")) < 0 || (self->off_format = slot_offset(tt, "_format")) < 0 ||
+            (self->off_node = slot_offset(tt, "_node")) < 0 || (self->off_oidx = slot_offset(tt, "_oidx")) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->vectorcall = (vectorcallfunc)cc_vectorcall;
+    Py_INCREF(slow);
+    self->slow = slow;
+    Py_INCREF(check);
+    self->check = check;
+    Py_INCREF(after);
+    self->after = after;
+    Py_INCREF(tensor);
+    self->tensor = tt;
+    PyUnicode_InternInPlace(&default_format);
+    Py_INCREF(default_format);
+    self->default_format = default_format;
+    Py_INCREF(state);
+    self->state = state;
+    self->zero = PyLong_FromLong(0);
+    if (self->zero == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static PyObject *
+cc_get_slow(CoreCallObject *self, void *closure)
+{
+    Py_INCREF(self->slow);
+    return self->slow;
+}
+
+static PyObject *
+cc_get_name(CoreCallObject *self, void *closure)
+{
+    return PyUnicode_FromString("call");
+}
+
+static PyGetSetDef cc_getset[] = {
+    {"slow", (getter)cc_get_slow, NULL, "The Python call every other call takes.", NULL},
+    {"__wrapped__", (getter)cc_get_slow, NULL, "The same (inspect.signature follows it).", NULL},
+    {"__name__", (getter)cc_get_name, NULL, NULL, NULL},
+    {"__qualname__", (getter)cc_get_name, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject CoreCallType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "mscustom._core._fastcall.CoreCall",
+    .tp_basicsize = sizeof(CoreCallObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "dispatch.call: built-in calls on cached simple plans in C, every other call through Python.",
+    .tp_vectorcall_offset = offsetof(CoreCallObject, vectorcall),
+    .tp_call = cc_call,
+    .tp_traverse = (traverseproc)cc_traverse,
+    .tp_clear = (inquiry)cc_clear,
+    .tp_dealloc = (destructor)cc_dealloc,
+    .tp_new = cc_new,
+    .tp_getset = cc_getset,
+};
+
 /* ------------------------------------------------------------------ graph-mode signatures */
 
 static PyObject *str_data, *str_format;
@@ -825,7 +1161,7 @@ PyMODINIT_FUNC
 PyInit__fastcall(void)
 {
     import_array();
-    if (PyType_Ready(&FastPlanType) < 0 || PyType_Ready(&FastCallType) < 0)
+    if (PyType_Ready(&FastPlanType) < 0 || PyType_Ready(&FastCallType) < 0 || PyType_Ready(&CoreCallType) < 0)
         return NULL;
     if (!(str_op = PyUnicode_InternFromString("_op")) || !(str_plans = PyUnicode_InternFromString("plans")) ||
             !(str_fast = PyUnicode_InternFromString("fast")) ||
@@ -833,15 +1169,21 @@ PyInit__fastcall(void)
             !(str_capture = PyUnicode_InternFromString("capture")) ||
             !(str_calls = PyUnicode_InternFromString("calls")) ||
             !(str_data = PyUnicode_InternFromString("_data")) ||
-            !(str_format = PyUnicode_InternFromString("_format")))
+            !(str_format = PyUnicode_InternFromString("_format")) ||
+            !(str_simple = PyUnicode_InternFromString("simple")) ||
+            !(str_runner = PyUnicode_InternFromString("runner")) ||
+            !(str_shape0 = PyUnicode_InternFromString("shape0")) ||
+            !(str_dtype0 = PyUnicode_InternFromString("dtype0")))
         return NULL;
     PyObject *m = PyModule_Create(&fastcall_module);
     if (m == NULL)
         return NULL;
     Py_INCREF(&FastPlanType);
     Py_INCREF(&FastCallType);
+    Py_INCREF(&CoreCallType);
     if (PyModule_AddObject(m, "FastPlan", (PyObject *)&FastPlanType) < 0 ||
             PyModule_AddObject(m, "FastCall", (PyObject *)&FastCallType) < 0 ||
+            PyModule_AddObject(m, "CoreCall", (PyObject *)&CoreCallType) < 0 ||
             PyModule_AddIntConstant(m, "RETURNS", MODE_RETURNS) < 0 ||
             PyModule_AddIntConstant(m, "INTO", MODE_INTO) < 0 ||
             PyModule_AddIntConstant(m, "AOT", MODE_AOT) < 0 ||

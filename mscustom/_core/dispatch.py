@@ -259,6 +259,25 @@ def call(op, args, attrs):
 _new_tensor = object.__new__
 
 
+def _check_simple(op, plan, result):
+    """``call``'s fix of a simple plan's unusual result (for the compiled ``call``)."""
+    return _check_results(op, plan, result)[0]
+
+
+def _after_simple(op, plan, attrs, args, t):
+    """``call``'s recording of a simple plan's call on a tape or in a capture (for the compiled ``call``)."""
+    st = _STATE
+    if st.depth and _on_tape(args):
+        _record(op, args, (t,), attrs)
+    if st.capture is not None:
+        st.capture.add_call(op, plan, attrs, args, (t,))
+
+
+# Built-in calls on cached simple plans without a Python frame when the extension is built (the
+# ``plan.simple`` branch above, in C); ``call.slow`` is the Python function every other call takes.
+call = _fastcall.core_call(call, _STATE, _check_simple, _after_simple)
+
+
 def call_owner(owner, *args, **kwargs):
     """``__call__`` of an object that owns one OpDef (``ops.Custom``): ``call`` without a frame between.
 

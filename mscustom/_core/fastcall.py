@@ -82,6 +82,14 @@ def _signature_key(args, tensor_type, device):
 signature_key = _c.signature_key if _c is not None else _signature_key
 
 
+def core_call(slow, state, check, after):
+    """``dispatch.call`` with its commonest branch compiled (``CoreCall``), or ``slow`` itself without
+    the extension: one or two plain Tensors, no attributes, a cached simple plan."""
+    if _c is None:
+        return slow
+    return _c.CoreCall(slow, Tensor, DEFAULT_FORMAT, state, check, after)
+
+
 def counts(call):
     """(calls finished in C, calls handed to Python) of a ``method()``, or None without the extension."""
     return call.counts() if _c is not None and isinstance(call, _c.FastCall) else None
