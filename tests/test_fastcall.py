@@ -401,7 +401,19 @@ def test_builtin_calls_agree_on_both_paths(path):
     unary.num_inputs = 1
     for _ in range(2):
         np.testing.assert_array_equal(call(unary, (a,), {}).asnumpy(), -a.asnumpy())
-    # the general path: attributes, lists, three inputs, Parameters, non-Tensors
+    # attributes (hashable or not) and three inputs: built-in ops, same plans on both paths
+    from mscustom.ops import get_op
+    rsum, dense = get_op("reduce_sum"), get_op("dense")
+    w, bias = ms.Tensor(np.ones((4, 3), np.float32)), ms.Tensor(np.arange(4, dtype=np.float32))
+    for _ in range(2):
+        for attrs in ({"axis": (0,), "keep_dims": False}, {"axis": (1,), "keep_dims": True}):
+            want = a.asnumpy().sum(axis=attrs["axis"][0], keepdims=attrs["keep_dims"])
+            np.testing.assert_array_equal(call(rsum, (a,), attrs).asnumpy(), want)
+        np.testing.assert_array_equal(call(dense, (a, w, bias), {}).asnumpy(),
+                                      a.asnumpy() @ w.asnumpy().T + bias.asnumpy())
+        scaled = call(op, (a, b), {"k": [2.0]})        # an unhashable attribute: the plan key freezes it
+        np.testing.assert_array_equal(scaled.asnumpy(), a.asnumpy() + 1)
+    # the general path: lists, Parameters, non-Tensors
     p = ms.Parameter(ms.Tensor(np.ones((2, 3), np.float32)), name="p")
     np.testing.assert_array_equal(call(op, (a, p), {}).asnumpy(), a.asnumpy() + 1)
     np.testing.assert_array_equal(call(op, [a, b], {}).asnumpy(), a.asnumpy() + 1)

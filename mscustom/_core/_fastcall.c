@@ -735,7 +735,7 @@ static PyTypeObject FastCallType = {
 /* ------------------------------------------------------------------ built-in op calls */
 
 /* CoreCall(slow, tensor_type, default_format, state, check, after): ``dispatch.call(op, args, attrs)``
- * for the common built-in case -- one or two plain Tensors, no attributes, a cached ``simple`` plan
+ * for the common built-in case -- one to four plain Tensors, hashable attributes, a cached ``simple`` plan
  * (one output the kernel allocates) -- without a Python frame of ours: the plan key, the lookup, the
  * kernel call, the Tensor. ``check(op, plan, result)`` fixes a result that is not a fresh array of
  * the plan's shape and dtype (or raises); ``after(op, plan, attrs, args, tensor)`` tapes or captures
@@ -847,12 +847,12 @@ cc_vectorcall(CoreCallObject *self, PyObject *const *argv, size_t nargsf, PyObje
     if (nargs != 3 || kwnames != NULL)
         goto slow;
     PyObject *op = argv[0], *args = argv[1], *attrs = argv[2];
-    if (!PyTuple_CheckExact(args) || !PyDict_CheckExact(attrs) || PyDict_GET_SIZE(attrs) != 0)
+    if (!PyTuple_CheckExact(args) || !PyDict_CheckExact(attrs))
         goto slow;
     Py_ssize_t n = PyTuple_GET_SIZE(args);
-    if (n != 1 && n != 2)
+    if (n < 1 || n > 4)
         goto slow;
-    PyObject *datas[2];
+    PyObject *datas[4];
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *t = PyTuple_GET_ITEM(args, i);
         if (Py_TYPE(t) != self->tensor)
@@ -862,8 +862,9 @@ cc_vectorcall(CoreCallObject *self, PyObject *const *argv, size_t nargsf, PyObje
             goto slow;
         datas[i] = d;
     }
-    /* the key dispatch.call builds: (shape, dtype, format) of each input, flat */
-    PyObject *key = PyTuple_New(3 * n);
+    /* the key dispatch.call builds: (shape, dtype, format) of each input, flat for one or two
+     * inputs, one tuple per input for more; with attributes, (that, tuple(attrs.items())) */
+    PyObject *key = PyTuple_New(n <= 2 ? 3 * n : n);
     if (key == NULL)
         return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -876,9 +877,35 @@ cc_vectorcall(CoreCallObject *self, PyObject *const *argv, size_t nargsf, PyObje
         PyObject *fmt = SLOT(PyTuple_GET_ITEM(args, i), self->off_format);
         Py_INCREF(descr);
         Py_INCREF(fmt);
-        PyTuple_SET_ITEM(key, 3 * i, shape);
-        PyTuple_SET_ITEM(key, 3 * i + 1, descr);
-        PyTuple_SET_ITEM(key, 3 * i + 2, fmt);
+        if (n <= 2) {
+            PyTuple_SET_ITEM(key, 3 * i, shape);
+            PyTuple_SET_ITEM(key, 3 * i + 1, descr);
+            PyTuple_SET_ITEM(key, 3 * i + 2, fmt);
+        } else {
+            PyObject *part = PyTuple_New(3);
+            if (part == NULL) {
+                Py_DECREF(shape);
+                Py_DECREF(descr);
+                Py_DECREF(fmt);
+                Py_DECREF(key);
+                return NULL;
+            }
+            PyTuple_SET_ITEM(part, 0, shape);
+            PyTuple_SET_ITEM(part, 1, descr);
+            PyTuple_SET_ITEM(part, 2, fmt);
+            PyTuple_SET_ITEM(key, i, part);
+        }
+    }
+    if (PyDict_GET_SIZE(attrs) != 0) {
+        PyObject *items = PyDict_Items(attrs);
+        PyObject *itup = items == NULL ? NULL : PyList_AsTuple(items);
+        Py_XDECREF(items);
+        PyObject *outer = itup == NULL ? NULL : PyTuple_Pack(2, key, itup);
+        Py_XDECREF(itup);
+        Py_DECREF(key);
+        if (outer == NULL)
+            return NULL;
+        key = outer;
     }
     PyObject *plans = PyObject_GetAttr(op, str_plans);
     if (plans == NULL) {
@@ -886,6 +913,7 @@ cc_vectorcall(CoreCallObject *self, PyObject *const *argv, size_t nargsf, PyObje
         Py_DECREF(key);
         goto slow;
     }
+    /* an unhashable attribute value raises TypeError here: the Python path freezes it */
     PyObject *plan = PyDict_Check(plans) ? PyDict_GetItemWithError(plans, key) : NULL;
     Py_DECREF(key);
     if (plan == NULL) {

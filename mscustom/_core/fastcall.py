@@ -84,7 +84,7 @@ signature_key = _c.signature_key if _c is not None else _signature_key
 
 def core_call(slow, state, check, after):
     """``dispatch.call`` with its commonest branch compiled (``CoreCall``), or ``slow`` itself without
-    the extension: one or two plain Tensors, no attributes, a cached simple plan."""
+    the extension: one to four plain Tensors, hashable attributes, a cached simple plan."""
     if _c is None:
         return slow
     return _c.CoreCall(slow, Tensor, DEFAULT_FORMAT, state, check, after)
