@@ -42,6 +42,20 @@ def _array_from(data, dtype):
     return np.array(arr, copy=True, order="C")
 
 
+def _copy_into(dst, src):
+    np.copyto(dst, src, casting="unsafe")
+
+
+class _CopyConstant:
+    """``Tensor.copy_`` of a non-Tensor value: the value is kept (as an array) for every replay."""
+
+    def __init__(self, array):
+        self.array = np.array(array, copy=True)
+
+    def __call__(self, dst):
+        np.copyto(dst, self.array, casting="unsafe")
+
+
 class Tensor:
     """An n-dimensional array that the operator core can run ops on and differentiate.
 
@@ -304,6 +318,47 @@ class Tensor:
         if isinstance(value, Tensor):
             value = value._data
         self._data[index] = value
+
+    def copy_(self, src, non_blocking=False):
+        """Copy ``src``'s values into this tensor in place, broadcast to its shape and cast to its dtype;
+        returns this tensor (MindSpore's ``Tensor.copy_``; not recorded for gradients)."""
+        arr = src._data if isinstance(src, Tensor) else np.asarray(src)
+        try:
+            fits = np.broadcast_shapes(arr.shape, self._data.shape) == self._data.shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(f"Tensor.copy_: src of shape {tuple(arr.shape)} does not broadcast to this "
+                             f"tensor's shape {tuple(self._data.shape)}")
+        if isinstance(src, Tensor):
+            _capture.effect(_copy_into, self, src)      # graph mode: repeated on every replay
+        else:
+            _capture.effect(_CopyConstant(arr), self)
+        return self
+
+    def assign_value(self, value):
+        """Give this tensor ``value``'s data: its values, shape and dtype (MindSpore's ``Tensor.assign_value``).
+
+        The tensor then shares ``value``'s memory, as in MindSpore. In graph
+        mode a tensor from outside the compiled function takes a copy of the
+        value on every replay; assigning to an argument of the compiled
+        function makes it run eagerly (a replay has no Tensor objects to
+        rebind).
+        """
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Tensor.assign_value: value must be a Tensor, got {type(value).__name__}")
+        cap = _STATE.capture
+        if cap is not None and cap.traced(self) is False:   # outside tensor: every replay assigns a copy
+            _capture.effect(self._take_copy, value)
+            return self
+        if cap is not None and cap.is_argument(self):
+            cap.mark_unusable("Tensor.assign_value on an argument of the compiled function")
+        self._data = value._data        # an intermediate value: later ops read value's own record slot
+        self._format = value._format
+        return self
+
+    def _take_copy(self, array):
+        self._data = np.array(array, copy=True)
 
     # ----------------------------------------------------------------- methods
     def sum(self, axis=None, keepdims=False):

@@ -119,6 +119,11 @@ class Capture:
         s = self.slot_of.get(id(tensor._data))
         return s is not None and self.slots[s][0] != "ext"
 
+    def is_argument(self, tensor):
+        """True when ``tensor``'s data is an argument of the captured function."""
+        s = self.slot_of.get(id(tensor._data))
+        return s is not None and self.slots[s][0] in ("arg", "same")
+
     def _outputs(self, step_index, tensors):
         return [self._new_slot(("step", step_index), t._data, t._format) for t in tensors]
 

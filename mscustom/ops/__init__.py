@@ -17,6 +17,7 @@ from ._conv_ops import conv1d, conv2d, conv2d_transpose
 from ._pool_ops import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ._norm_ops import batch_norm, group_norm, layer_norm
 from ._activation_ops import dropout, erf, gelu, leaky_relu, relu6, silu
+from ._assign_ops import assign, assign_add, assign_sub
 from . import _loss_ops           # the fused sparse softmax cross entropy (used by nn losses)
 from ._tensor_ops import (arange, argmax, argmin, cat, clamp, clip_by_value, full, gather, ones, split,
                           standard_normal, uniform, zeros)

@@ -242,6 +242,9 @@ _TABLE = {
                                                  dtype=dtype)),
     "Ones": ((), lambda p, shape, dtype: Tensor(np.ones(tuple(shape) if not isinstance(shape, int) else (shape,)),
                                                 dtype=dtype)),
+    "Assign": ((), lambda p, variable, value: _fn("assign")(variable, value)),
+    "AssignAdd": ((), lambda p, variable, value: _fn("assign_add")(variable, value)),
+    "AssignSub": ((), lambda p, variable, value: _fn("assign_sub")(variable, value)),
     "SoftmaxCrossEntropyWithLogits": ((), _softmax_ce),
     "SparseSoftmaxCrossEntropyWithLogits": ((("is_grad", False),), _sparse_softmax_ce),
 }
