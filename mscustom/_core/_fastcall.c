@@ -265,57 +265,147 @@ static PyTypeObject FastPlanType = {
     .tp_new = PyType_GenericNew,
 };
 
-/* ------------------------------------------------------------------ FastCall */
+/* ------------------------------------------------------------------ what FastCall and CoreCall share */
+
+/* The head of both call objects: the Python path every call this file does not finish takes
+ * (``slow``), how to make a Tensor (its type, its slots' offsets, the default format), the
+ * per-thread tape/capture state, and the name the object reports. */
+#define CALL_HEAD \
+    PyObject_HEAD \
+    vectorcallfunc vectorcall; \
+    PyObject *slow; \
+    PyTypeObject *tensor; \
+    Py_ssize_t off_data, off_format, off_node, off_oidx; \
+    PyObject *default_format; \
+    PyObject *state; \
+    PyObject *zero; \
+    const char *name;
 
 typedef struct {
-    PyObject_HEAD
-    vectorcallfunc vectorcall;
-    PyObject *slow;            /* call_owner: every call this file does not finish */
-    PyTypeObject *tensor;      /* mscustom.Tensor */
-    Py_ssize_t off_data, off_format, off_node, off_oidx;   /* its slots */
-    PyObject *default_format;
-    PyObject *state;           /* the per-thread tape/capture state */
-    PyObject *timing;          /* dispatch.TIMING: [open timing requests] */
-    PyObject *zero, *one;
-    unsigned long long hits, misses;
-} FastCallObject;
+    CALL_HEAD
+} CallBase;
 
 static PyObject *str_op, *str_plans, *str_fast, *str_depth, *str_capture, *str_calls;
 
 #define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
 
+static Py_ssize_t slot_offset(PyTypeObject *type, const char *name);
+
+/* Fill the head of a new call object (references are taken); -1 with an exception on failure. */
 static int
-fc_traverse(FastCallObject *self, visitproc visit, void *arg)
+call_base_init(CallBase *self, vectorcallfunc vectorcall, const char *name, PyObject *slow, PyObject *tensor,
+               PyObject *default_format, PyObject *state)
+{
+    PyTypeObject *tt = (PyTypeObject *)tensor;
+    if ((self->off_data = slot_offset(tt, "_data")) < 0 || (self->off_format = slot_offset(tt, "_format")) < 0 ||
+            (self->off_node = slot_offset(tt, "_node")) < 0 || (self->off_oidx = slot_offset(tt, "_oidx")) < 0)
+        return -1;
+    self->vectorcall = vectorcall;
+    self->name = name;
+    Py_INCREF(slow);
+    self->slow = slow;
+    Py_INCREF(tensor);
+    self->tensor = tt;
+    PyUnicode_InternInPlace(&default_format);
+    Py_INCREF(default_format);
+    self->default_format = default_format;
+    Py_INCREF(state);
+    self->state = state;
+    self->zero = PyLong_FromLong(0);
+    return self->zero == NULL ? -1 : 0;
+}
+
+static int
+call_base_traverse(CallBase *self, visitproc visit, void *arg)
 {
     Py_VISIT(self->slow);
     Py_VISIT(self->tensor);
     Py_VISIT(self->default_format);
     Py_VISIT(self->state);
-    Py_VISIT(self->timing);
-    Py_VISIT(self->zero);
-    Py_VISIT(self->one);
     return 0;
 }
 
-static int
-fc_clear(FastCallObject *self)
+static void
+call_base_clear(CallBase *self)
 {
     Py_CLEAR(self->slow);
     Py_CLEAR(self->tensor);
     Py_CLEAR(self->default_format);
     Py_CLEAR(self->state);
-    Py_CLEAR(self->timing);
     Py_CLEAR(self->zero);
-    Py_CLEAR(self->one);
-    return 0;
 }
 
 static void
-fc_dealloc(FastCallObject *self)
+call_dealloc(PyObject *self)
 {
     PyObject_GC_UnTrack(self);
-    fc_clear(self);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    Py_TYPE(self)->tp_clear(self);
+    Py_TYPE(self)->tp_free(self);
+}
+
+/* A new plain Tensor holding ``data`` (the reference is stolen): object.__new__ and four slots. */
+static PyObject *
+wrap_tensor(CallBase *self, PyObject *data)
+{
+    PyObject *t = self->tensor->tp_alloc(self->tensor, 0);
+    if (t == NULL) {
+        Py_DECREF(data);
+        return NULL;
+    }
+    SLOT(t, self->off_data) = data;
+    Py_INCREF(self->default_format);
+    SLOT(t, self->off_format) = self->default_format;
+    Py_INCREF(Py_None);
+    SLOT(t, self->off_node) = Py_None;
+    Py_INCREF(self->zero);
+    SLOT(t, self->off_oidx) = self->zero;
+    return t;
+}
+
+static PyObject *
+call_get_slow(CallBase *self, void *closure)
+{
+    Py_INCREF(self->slow);
+    return self->slow;
+}
+
+static PyObject *
+call_get_name(CallBase *self, void *closure)
+{
+    return PyUnicode_FromString(self->name);
+}
+
+static PyGetSetDef call_getset[] = {
+    {"slow", (getter)call_get_slow, NULL, "The Python path every other call takes.", NULL},
+    {"__wrapped__", (getter)call_get_slow, NULL, "The same (inspect.signature follows it).", NULL},
+    {"__name__", (getter)call_get_name, NULL, NULL, NULL},
+    {"__qualname__", (getter)call_get_name, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ------------------------------------------------------------------ FastCall */
+
+typedef struct {
+    CALL_HEAD
+    PyObject *timing;          /* dispatch.TIMING: [open timing requests] */
+    PyObject *one;
+    unsigned long long hits, misses;
+} FastCallObject;
+
+static int
+fc_traverse(FastCallObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->timing);
+    return call_base_traverse((CallBase *)self, visit, arg);
+}
+
+static int
+fc_clear(FastCallObject *self)
+{
+    call_base_clear((CallBase *)self);
+    Py_CLEAR(self->timing);
+    Py_CLEAR(self->one);
+    return 0;
 }
 
 /* The offset of a __slots__ member (a member descriptor of ``type``). */
@@ -551,20 +641,7 @@ run_plan(FastCallObject *self, FastPlanObject *fp, PyArrayObject **arrays)
         return NULL;
     }
     Py_DECREF(more);
-    /* the Tensor, as object.__new__(Tensor) and four slot assignments */
-    PyObject *t = self->tensor->tp_alloc(self->tensor, 0);
-    if (t == NULL) {
-        Py_DECREF(out);
-        return NULL;
-    }
-    SLOT(t, self->off_data) = out;
-    Py_INCREF(self->default_format);
-    SLOT(t, self->off_format) = self->default_format;
-    Py_INCREF(Py_None);
-    SLOT(t, self->off_node) = Py_None;
-    Py_INCREF(self->zero);
-    SLOT(t, self->off_oidx) = self->zero;
-    return t;
+    return wrap_tensor((CallBase *)self, out);
 }
 
 static PyObject *
@@ -654,27 +731,11 @@ fc_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     FastCallObject *self = (FastCallObject *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
-    PyTypeObject *tt = (PyTypeObject *)tensor;
-    if ((self->off_data = slot_offset(tt, "_data")) < 0 || (self->off_format = slot_offset(tt, "_format")) < 0 ||
-            (self->off_node = slot_offset(tt, "_node")) < 0 || (self->off_oidx = slot_offset(tt, "_oidx")) < 0) {
-        Py_DECREF(self);
-        return NULL;
-    }
-    self->vectorcall = (vectorcallfunc)fc_vectorcall;
-    Py_INCREF(slow);
-    self->slow = slow;
-    Py_INCREF(tensor);
-    self->tensor = tt;
-    PyUnicode_InternInPlace(&default_format);
-    Py_INCREF(default_format);
-    self->default_format = default_format;
-    Py_INCREF(state);
-    self->state = state;
     Py_INCREF(timing);
     self->timing = timing;
-    self->zero = PyLong_FromLong(0);
     self->one = PyLong_FromLong(1);
-    if (self->zero == NULL || self->one == NULL) {
+    if (self->one == NULL || call_base_init((CallBase *)self, (vectorcallfunc)fc_vectorcall, "__call__", slow,
+                                            tensor, default_format, state) < 0) {
         Py_DECREF(self);
         return NULL;
     }
@@ -693,27 +754,6 @@ static PyMethodDef fc_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyObject *
-fc_get_slow(FastCallObject *self, void *closure)
-{
-    Py_INCREF(self->slow);
-    return self->slow;
-}
-
-static PyObject *
-fc_get_name(FastCallObject *self, void *closure)
-{
-    return PyUnicode_FromString("__call__");
-}
-
-static PyGetSetDef fc_getset[] = {
-    {"slow", (getter)fc_get_slow, NULL, "The Python call path every other call takes.", NULL},
-    {"__wrapped__", (getter)fc_get_slow, NULL, "The same (inspect.signature follows it).", NULL},
-    {"__name__", (getter)fc_get_name, NULL, NULL, NULL},
-    {"__qualname__", (getter)fc_get_name, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
 static PyTypeObject FastCallType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "mscustom._core._fastcall.FastCall",
@@ -726,10 +766,10 @@ static PyTypeObject FastCallType = {
     .tp_descr_get = fc_descr_get,
     .tp_traverse = (traverseproc)fc_traverse,
     .tp_clear = (inquiry)fc_clear,
-    .tp_dealloc = (destructor)fc_dealloc,
+    .tp_dealloc = call_dealloc,
     .tp_new = fc_new,
     .tp_methods = fc_methods,
-    .tp_getset = fc_getset,
+    .tp_getset = call_getset,
 };
 
 /* ------------------------------------------------------------------ built-in op calls */
@@ -741,14 +781,8 @@ static PyTypeObject FastCallType = {
  * the plan's shape and dtype (or raises); ``after(op, plan, attrs, args, tensor)`` tapes or captures
  * the call while this thread records. Every other call goes to ``slow`` (the Python ``call``). */
 typedef struct {
-    PyObject_HEAD
-    vectorcallfunc vectorcall;
-    PyObject *slow, *check, *after;
-    PyTypeObject *tensor;
-    Py_ssize_t off_data, off_format, off_node, off_oidx;
-    PyObject *default_format;
-    PyObject *state;
-    PyObject *zero;
+    CALL_HEAD
+    PyObject *check, *after;
 } CoreCallObject;
 
 static PyObject *str_simple, *str_runner, *str_shape0, *str_dtype0;
@@ -756,34 +790,18 @@ static PyObject *str_simple, *str_runner, *str_shape0, *str_dtype0;
 static int
 cc_traverse(CoreCallObject *self, visitproc visit, void *arg)
 {
-    Py_VISIT(self->slow);
     Py_VISIT(self->check);
     Py_VISIT(self->after);
-    Py_VISIT(self->tensor);
-    Py_VISIT(self->default_format);
-    Py_VISIT(self->state);
-    return 0;
+    return call_base_traverse((CallBase *)self, visit, arg);
 }
 
 static int
 cc_clear(CoreCallObject *self)
 {
-    Py_CLEAR(self->slow);
+    call_base_clear((CallBase *)self);
     Py_CLEAR(self->check);
     Py_CLEAR(self->after);
-    Py_CLEAR(self->tensor);
-    Py_CLEAR(self->default_format);
-    Py_CLEAR(self->state);
-    Py_CLEAR(self->zero);
     return 0;
-}
-
-static void
-cc_dealloc(CoreCallObject *self)
-{
-    PyObject_GC_UnTrack(self);
-    cc_clear(self);
-    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 /* ``array.shape`` as a new tuple. */
@@ -972,19 +990,11 @@ cc_vectorcall(CoreCallObject *self, PyObject *const *argv, size_t nargsf, PyObje
         }
         r = fixed;
     }
-    PyObject *t = self->tensor->tp_alloc(self->tensor, 0);
+    PyObject *t = wrap_tensor((CallBase *)self, r);
     if (t == NULL) {
-        Py_DECREF(r);
         Py_DECREF(plan);
         return NULL;
     }
-    SLOT(t, self->off_data) = r;
-    Py_INCREF(self->default_format);
-    SLOT(t, self->off_format) = self->default_format;
-    Py_INCREF(Py_None);
-    SLOT(t, self->off_node) = Py_None;
-    Py_INCREF(self->zero);
-    SLOT(t, self->off_oidx) = self->zero;
     /* a gradient tape or a graph capture on this thread: Python records the call */
     PyObject *depth = PyObject_GetAttr(self->state, str_depth);
     PyObject *capture = depth == NULL ? NULL : PyObject_GetAttr(self->state, str_capture);
@@ -1032,54 +1042,17 @@ cc_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     CoreCallObject *self = (CoreCallObject *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
-    PyTypeObject *tt = (PyTypeObject *)tensor;
-    if ((self->off_data = slot_offset(tt, "_data")) < 0 || (self->off_format = slot_offset(tt, "_format")) < 0 ||
-            (self->off_node = slot_offset(tt, "_node")) < 0 || (self->off_oidx = slot_offset(tt, "_oidx")) < 0) {
-        Py_DECREF(self);
-        return NULL;
-    }
-    self->vectorcall = (vectorcallfunc)cc_vectorcall;
-    Py_INCREF(slow);
-    self->slow = slow;
     Py_INCREF(check);
     self->check = check;
     Py_INCREF(after);
     self->after = after;
-    Py_INCREF(tensor);
-    self->tensor = tt;
-    PyUnicode_InternInPlace(&default_format);
-    Py_INCREF(default_format);
-    self->default_format = default_format;
-    Py_INCREF(state);
-    self->state = state;
-    self->zero = PyLong_FromLong(0);
-    if (self->zero == NULL) {
+    if (call_base_init((CallBase *)self, (vectorcallfunc)cc_vectorcall, "call", slow, tensor, default_format,
+                       state) < 0) {
         Py_DECREF(self);
         return NULL;
     }
     return (PyObject *)self;
 }
-
-static PyObject *
-cc_get_slow(CoreCallObject *self, void *closure)
-{
-    Py_INCREF(self->slow);
-    return self->slow;
-}
-
-static PyObject *
-cc_get_name(CoreCallObject *self, void *closure)
-{
-    return PyUnicode_FromString("call");
-}
-
-static PyGetSetDef cc_getset[] = {
-    {"slow", (getter)cc_get_slow, NULL, "The Python call every other call takes.", NULL},
-    {"__wrapped__", (getter)cc_get_slow, NULL, "The same (inspect.signature follows it).", NULL},
-    {"__name__", (getter)cc_get_name, NULL, NULL, NULL},
-    {"__qualname__", (getter)cc_get_name, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
 
 static PyTypeObject CoreCallType = {
     PyVarObject_HEAD_INIT(NULL, 0)
@@ -1091,9 +1064,9 @@ static PyTypeObject CoreCallType = {
     .tp_call = cc_call,
     .tp_traverse = (traverseproc)cc_traverse,
     .tp_clear = (inquiry)cc_clear,
-    .tp_dealloc = (destructor)cc_dealloc,
+    .tp_dealloc = call_dealloc,
     .tp_new = cc_new,
-    .tp_getset = cc_getset,
+    .tp_getset = call_getset,
 };
 
 /* ------------------------------------------------------------------ graph-mode signatures */
