@@ -44,17 +44,36 @@ __all__ = ["Record"]
 _INTO_MODES = ("ufunc", "ufunc_t", "into", "fused", "chain", "prealloc")     # kernels writing given buffers
 
 
-def _held_by_capture_only(tensor):
-    """Whether only the capture's slot refers to this plain Tensor and, if its array can be written, to
-    that array (CPython reference counts: the slot's tuple, the argument and the local name here)."""
-    if type(tensor) is not Tensor or sys.getrefcount(tensor) > 3:
+def _refs(tensor):
+    """(references to ``tensor``, references to its array), as CPython counts them from here."""
+    return sys.getrefcount(tensor), sys.getrefcount(tensor._data)
+
+
+def _private_refs():
+    """``_refs`` of a tensor that only a slot tuple holds, its array only the tensor and a list.
+
+    Measured once rather than written as numbers, so that interpreters
+    counting references on the call path differently still compare like
+    with like.
+    """
+    probe = Tensor._wrap(np.empty(1))
+    slots, arrays = [("ext", probe)], [probe._data]
+    del probe
+    refs = _refs(slots[0][1])
+    del arrays
+    return refs
+
+
+_PRIVATE_REFS = _private_refs()
+
+
+def _held_by_capture_only(refs, tensor):
+    """Whether only the capture's slot refers to this plain Tensor and, if its array can be written,
+    only the tensor and the capture's list of arrays to that array (``refs``: ``_refs(tensor)``)."""
+    if type(tensor) is not Tensor or type(tensor._data) is not np.ndarray or refs[0] > _PRIVATE_REFS[0]:
         return False
-    data = tensor._data
-    if type(data) is not np.ndarray:
-        return False
-    # a read-only array (a cached Python number) cannot change; a writable one must be the tensor's
-    # own: held by the tensor, the capture's list of arrays, ``data`` and getrefcount's argument
-    return not data.flags.writeable or (data.base is None and sys.getrefcount(data) <= 4)
+    data = tensor._data     # a read-only array (a cached Python number) cannot change
+    return not data.flags.writeable or (data.base is None and refs[1] <= _PRIVATE_REFS[1])
 
 
 class _Groups:
@@ -177,7 +196,7 @@ class Record:
         outs = set(self.out_slots)
         consts = set()
         for s, desc in enumerate(cap.slots):
-            if desc[0] == "ext" and s not in touched and _held_by_capture_only(desc[1]):
+            if desc[0] == "ext" and s not in touched and _held_by_capture_only(_refs(desc[1]), desc[1]):
                 consts.add(s)
                 self.constants[s] = desc[1]._data
         kept = []
