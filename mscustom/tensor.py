@@ -323,6 +323,9 @@ class Tensor:
         """Copy ``src``'s values into this tensor in place, broadcast to its shape and cast to its dtype;
         returns this tensor (MindSpore's ``Tensor.copy_``; not recorded for gradients)."""
         arr = src._data if isinstance(src, Tensor) else np.asarray(src)
+        if arr.dtype.kind not in "biufc":
+            raise TypeError(f"Tensor.copy_: src must be a Tensor or numbers, got {type(src).__name__} "
+                            f"of dtype {arr.dtype}")
         try:
             fits = np.broadcast_shapes(arr.shape, self._data.shape) == self._data.shape
         except ValueError:

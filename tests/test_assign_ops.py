@@ -63,6 +63,9 @@ def test_bad_operands_are_refused_naming_the_op():
         ops.assign(v, ms.Tensor(np.ones(2, np.float32)))
     with pytest.raises(RuntimeError, match="float64 cannot be converted"):
         ops.assign_add(v, 0.5)
+    with pytest.raises(OverflowError, match="assign_add: the value 1099511627776 does not fit the variable's "
+                                            "dtype int32"):
+        ops.assign_add(v, 2 ** 40)
     np.testing.assert_array_equal(v.asnumpy(), [1, 2])  # nothing written
 
 
@@ -116,6 +119,8 @@ def test_copy_broadcasts_casts_and_is_repeated_in_graph_mode():
     with pytest.raises(ValueError, match=r"Tensor.copy_: src of shape \(4,\) does not broadcast to this "
                                          r"tensor's shape \(2, 3\)"):
         t.copy_(ms.Tensor(np.ones(4, np.float32)))
+    with pytest.raises(TypeError, match="Tensor.copy_: src must be a Tensor or numbers, got str"):
+        t.copy_("7")
     buf = _param(np.zeros(3))
 
     @ms.jit

@@ -36,7 +36,10 @@ def _operands(name, variable, value):
                              f"got shape {tuple(value.shape)}")
         src = value._data.dtype
     elif isinstance(value, numbers.Number):      # Python numbers take the variable's dtype where they fit
-        src = np.result_type(variable._data.dtype, value)
+        dst = variable._data.dtype
+        if isinstance(value, int) and dst.kind in "iu" and not np.iinfo(dst).min <= value <= np.iinfo(dst).max:
+            raise OverflowError(f"{name}: the value {value!r} does not fit the variable's dtype {dst}")
+        src = np.result_type(dst, value)
     else:
         raise TypeError(f"{name}: value must be a Tensor or a number, got {type(value).__name__}")
     dst = variable._data.dtype

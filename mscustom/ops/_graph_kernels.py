@@ -173,19 +173,8 @@ def _matmul_into(attrs, ins, outs):
     np.matmul(x, y, out=outs[0])
 
 
-def _loops_fit(o, b, *more):
-    """Whether the Numba loops take a 2-D output ``o`` with a 1-D bias-like ``b`` (and ``more`` like ``o``)."""
-    return o.ndim == 2 and b.ndim == 1 and o.size >= _graph_loops.MIN_SIZE and _graph_loops.fits(o, b, *more)
-
-
-def _loops_never(o, b):
-    """Whether ``_loops_fit(o, b, ...)`` is False for every replay (it depends on shapes and dtypes only)."""
-    return not (o.ndim == 2 and b.ndim == 1 and o.size >= _graph_loops.MIN_SIZE
-                and o.dtype in _graph_loops.FLOATS)
-
-
 def _dense_calls(attrs, ins, outs):
-    if ins[1].ndim != 2 or not _loops_never(outs[0], ins[2]):
+    if ins[1].ndim != 2 or not _graph_loops.rows_never(outs[0], ins[2]):
         return None
     calls = [(np.matmul, (IN(0), IN_T(1)), {"out": OUT(0)}), (np.add, (OUT(0), IN(2)), {"out": OUT(0)})]
     if len(outs) == 2:                  # with the ReLU of _dense_relu_into
@@ -198,7 +187,7 @@ def _dense_into(attrs, ins, outs):
     x, w, b = ins
     o = outs[0]
     np.matmul(x, w.T, out=o)
-    if _loops_fit(o, b):
+    if _graph_loops.rows_fit(o, b):
         _graph_loops.get()[0](o, b)     # o += b in one pass (NumPy's broadcast add goes row by row)
     else:
         o += b
@@ -210,7 +199,7 @@ def _dense_relu_into(attrs, ins, outs):
     x, w, b = ins
     o, a = outs
     np.matmul(x, w.T, out=o)
-    if _loops_fit(o, b, a):
+    if _graph_loops.rows_fit(o, b, a):
         _graph_loops.get()[1](o, b, a)
     else:
         o += b
@@ -223,7 +212,7 @@ def _sums_rows(attrs, cattrs, out):
 
 
 def _relu_grad_sum_calls(attrs, ins, outs):
-    if not _loops_never(outs[0], outs[1]):
+    if not _graph_loops.rows_never(outs[0], outs[1]):
         return None
     return _relu_grad_calls(attrs, ins, outs) + [(_add_reduce, (OUT(0), 0, _sum_dtype(outs[0], outs[1]), OUT(1), False))]
 
@@ -233,7 +222,7 @@ def _relu_grad_sum_into(attrs, ins, outs):
     """``relu_grad`` and the sum of its output over axis 0: ``o = dy * (x > 0)``, ``db = o.sum(0)``."""
     dy, x = ins
     o, db = outs
-    if _loops_fit(o, db, dy, x):
+    if _graph_loops.rows_fit(o, db, dy, x):
         _graph_loops.get()[2](dy, x, o, db, o.dtype.type(0))
     else:
         _relu_grad_into(attrs, ins, (o,))

@@ -36,7 +36,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["get", "fits", "ready", "MIN_SIZE", "FLOATS"]
+__all__ = ["get", "fits", "rows_fit", "rows_never", "ready", "MIN_SIZE", "FLOATS"]
 
 _LOOPS = []
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))   # the dtypes the loops take
@@ -94,6 +94,16 @@ def get():
             loops = tuple(numba.njit(nogil=True)(f) for f in fns)
         _LOOPS[:] = loops
     return _LOOPS
+
+
+def rows_fit(o, b, *more):
+    """Whether the row loops take a 2-D output ``o`` with a 1-D bias-like ``b`` (and ``more`` like ``o``)."""
+    return o.ndim == 2 and b.ndim == 1 and o.size >= MIN_SIZE and fits(o, b, *more)
+
+
+def rows_never(o, b):
+    """Whether ``rows_fit(o, b, ...)`` is False whatever the strides (it depends on shapes and dtypes only)."""
+    return not (o.ndim == 2 and b.ndim == 1 and o.size >= MIN_SIZE and o.dtype in FLOATS)
 
 
 def ready():

@@ -225,8 +225,7 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
 def _dense_compute(attrs, ins):
     x, w, b = ins
     y = np.matmul(x, w.T)
-    if y.ndim == 2 and b.ndim == 1 and y.size >= _graph_loops.MIN_SIZE and _graph_loops.ready() \
-            and _graph_loops.fits(y, b):
+    if _graph_loops.ready() and _graph_loops.rows_fit(y, b):
         _graph_loops.get()[0](y, b)     # y += b in one pass (NumPy's broadcast add goes row by row)
     else:
         y += b
