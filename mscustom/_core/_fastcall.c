@@ -680,15 +680,29 @@ fc_vectorcall(FastCallObject *self, PyObject *const *args, size_t nargsf, PyObje
             }
         }
     }
-    if (fp == NULL || !uncaptured(self)) {
+    if (fp == NULL) {
         Py_DECREF(fast);
         goto slow;
     }
-    Py_INCREF(fp);                          /* the tuple may be replaced while an aot kernel runs */
+    /* Own everything the kernel reads before any Python code can run: a pyfunc, a GC callback
+     * or another thread (while an aot kernel runs without the GIL) may rebind the inputs'
+     * Tensors (``assign_value``) or replace the op's plans, freeing what was only borrowed. */
+    Py_INCREF(fp);
     Py_DECREF(fast);
-    self->hits++;
-    PyObject *res = run_plan(self, fp, arrays);
+    for (int i = 0; i < fp->n_in; i++)
+        Py_INCREF(arrays[i]);
+    PyObject *res;
+    if (!uncaptured(self)) {
+        res = NULL;
+    } else {
+        self->hits++;
+        res = run_plan(self, fp, arrays);
+    }
+    for (int i = 0; i < fp->n_in; i++)
+        Py_DECREF(arrays[i]);
     Py_DECREF(fp);
+    if (res == NULL && !PyErr_Occurred())
+        goto slow;
     return res;
 slow:
     self->misses++;
@@ -870,7 +884,6 @@ cc_vectorcall(CoreCallObject *self, PyObject *const *argv, size_t nargsf, PyObje
     Py_ssize_t n = PyTuple_GET_SIZE(args);
     if (n < 1 || n > 4)
         goto slow;
-    PyObject *datas[4];
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *t = PyTuple_GET_ITEM(args, i);
         if (Py_TYPE(t) != self->tensor)
@@ -878,17 +891,31 @@ cc_vectorcall(CoreCallObject *self, PyObject *const *argv, size_t nargsf, PyObje
         PyObject *d = SLOT(t, self->off_data);
         if (d == NULL || !PyArray_CheckExact(d) || SLOT(t, self->off_format) == NULL)
             goto slow;
-        datas[i] = d;
+    }
+    /* The arrays are owned (a list the runner gets) before anything can run Python code: the
+     * allocations below may start a GC pass, and hashing the key may call an attribute's
+     * __hash__, either of which may rebind an input Tensor and free the array it held. */
+    PyObject *arrays = PyList_New(n);
+    if (arrays == NULL)
+        return NULL;
+    PyObject *datas[4];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        datas[i] = SLOT(PyTuple_GET_ITEM(args, i), self->off_data);
+        Py_INCREF(datas[i]);
+        PyList_SET_ITEM(arrays, i, datas[i]);
     }
     /* the key dispatch.call builds: (shape, dtype, format) of each input, flat for one or two
      * inputs, one tuple per input for more; with attributes, (that, tuple(attrs.items())) */
     PyObject *key = PyTuple_New(n <= 2 ? 3 * n : n);
-    if (key == NULL)
+    if (key == NULL) {
+        Py_DECREF(arrays);
         return NULL;
+    }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *shape = shape_of((PyArrayObject *)datas[i]);
         if (shape == NULL) {
             Py_DECREF(key);
+            Py_DECREF(arrays);
             return NULL;
         }
         PyObject *descr = (PyObject *)PyArray_DESCR((PyArrayObject *)datas[i]);
@@ -906,6 +933,7 @@ cc_vectorcall(CoreCallObject *self, PyObject *const *argv, size_t nargsf, PyObje
                 Py_DECREF(descr);
                 Py_DECREF(fmt);
                 Py_DECREF(key);
+                Py_DECREF(arrays);
                 return NULL;
             }
             PyTuple_SET_ITEM(part, 0, shape);
@@ -921,14 +949,17 @@ cc_vectorcall(CoreCallObject *self, PyObject *const *argv, size_t nargsf, PyObje
         PyObject *outer = itup == NULL ? NULL : PyTuple_Pack(2, key, itup);
         Py_XDECREF(itup);
         Py_DECREF(key);
-        if (outer == NULL)
+        if (outer == NULL) {
+            Py_DECREF(arrays);
             return NULL;
+        }
         key = outer;
     }
     PyObject *plans = PyObject_GetAttr(op, str_plans);
     if (plans == NULL) {
         PyErr_Clear();
         Py_DECREF(key);
+        Py_DECREF(arrays);
         goto slow;
     }
     /* an unhashable attribute value raises TypeError here: the Python path freezes it */
@@ -937,6 +968,7 @@ cc_vectorcall(CoreCallObject *self, PyObject *const *argv, size_t nargsf, PyObje
     if (plan == NULL) {
         PyErr_Clear();
         Py_DECREF(plans);
+        Py_DECREF(arrays);
         goto slow;
     }
     Py_INCREF(plan);
@@ -946,20 +978,15 @@ cc_vectorcall(CoreCallObject *self, PyObject *const *argv, size_t nargsf, PyObje
         Py_XDECREF(simple);
         PyErr_Clear();
         Py_DECREF(plan);
+        Py_DECREF(arrays);
         goto slow;
     }
     Py_DECREF(simple);
     PyObject *runner = PyObject_GetAttr(plan, str_runner);
-    PyObject *arrays = PyList_New(n);
-    if (runner == NULL || arrays == NULL) {
-        Py_XDECREF(runner);
-        Py_XDECREF(arrays);
+    if (runner == NULL) {
+        Py_DECREF(arrays);
         Py_DECREF(plan);
         return NULL;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_INCREF(datas[i]);
-        PyList_SET_ITEM(arrays, i, datas[i]);
     }
     PyObject *stack[2] = {attrs, arrays};
     PyObject *r = PyObject_Vectorcall(runner, stack, 2, NULL);
@@ -1073,6 +1100,8 @@ static PyTypeObject CoreCallType = {
 
 static PyObject *str_data, *str_format;
 
+#define SIG_MAX_ARGS 32    /* more tensor arguments: graph.py builds the key in Python */
+
 /* signature_key(args, tensor_type, device): ((shape, dtype, format), ..., device) when every item
    of the tuple ``args`` is exactly ``tensor_type`` holding a NumPy array, else None (graph.py). */
 static PyObject *
@@ -1085,6 +1114,9 @@ signature_key(PyObject *Py_UNUSED(module), PyObject *const *argv, Py_ssize_t nar
     PyObject *args = argv[0];
     PyTypeObject *tensor = (PyTypeObject *)argv[1];
     Py_ssize_t n = PyTuple_GET_SIZE(args);
+    PyObject *seen[SIG_MAX_ARGS];
+    if (n > SIG_MAX_ARGS)
+        Py_RETURN_NONE;
     PyObject *key = PyTuple_New(n + 1);
     if (key == NULL)
         return NULL;
@@ -1099,6 +1131,13 @@ signature_key(PyObject *Py_UNUSED(module), PyObject *const *argv, Py_ssize_t nar
             Py_DECREF(data);
             goto not_plain;
         }
+        for (Py_ssize_t j = 0; j < i; j++) {
+            if (seen[j] == data) {          /* one array passed twice: graph.py's key says which */
+                Py_DECREF(data);
+                goto not_plain;
+            }
+        }
+        seen[i] = data;                     /* compared by address only */
         PyArrayObject *arr = (PyArrayObject *)data;
         int nd = PyArray_NDIM(arr);
         npy_intp *dims = PyArray_DIMS(arr);
