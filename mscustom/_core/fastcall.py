@@ -73,6 +73,8 @@ def _signature_key(args, tensor_type, device):
     for a in args:
         if type(a) is not tensor_type:
             return None
+    if len({id(a._data) for a in args}) != len(args):       # aliased: graph.py's _signature keys it
+        return None
     key = tuple([(a._data.shape, a._data.dtype, a._format) for a in args])
     return key + (device,)
 
