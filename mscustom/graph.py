@@ -48,6 +48,7 @@ import numpy as np
 from . import context as _context
 from ._core.capture import Capture, GuardMiss, capturing
 from ._core.fastcall import signature_key
+from ._core.guards import ModesMiss, StaleRecord
 from ._core.replay import Record
 from ._core.tape import STATE
 from .tensor import Tensor
@@ -133,6 +134,10 @@ def _signature(args, kwargs, cell):
         parts.append(tuple((k, _sig(kwargs[k], flat)) for k in sorted(kwargs)))
     if cell is not None:
         parts.append(_cell_modes(cell))
+    ids = [id(t._data) for t in flat]
+    if len(set(ids)) != len(ids):       # one array passed twice: the record reads it through one slot
+        first = {}
+        parts.append(("aliased", tuple(first.setdefault(i, k) for k, i in enumerate(ids))))
     parts.append(_settings["device_target"])
     return flat, tuple(parts)
 
@@ -223,6 +228,12 @@ class GraphFunction:
                 except GuardMiss as miss:
                     missed = rec.steps[miss.args[0]].where
                     continue
+                except ModesMiss:               # recorded for other training flags: try the next variant
+                    continue
+                except StaleRecord:             # checked before any step ran: record afresh
+                    variants.remove(rec)
+                    self.stats["stale"] = self.stats.get("stale", 0) + 1
+                    break
                 except Exception as exc:
                     # run eagerly: an error is then raised naming its op, as in PyNative mode
                     self._drop(key)
@@ -258,8 +269,15 @@ class GraphFunction:
             return out
         slots = []
         template = _template(out, cap, slots)
-        rec = Record(cap, slots, template)
+        rec = Record(cap, slots, template, roots=self._roots(args, kwargs), epoch=_MODE_EPOCH)
         rec.cap = None                  # the recorded arrays are not needed any more
+        if rec.reach.unreached:
+            t = rec.reach.unreached[0]
+            self._give_up(f"it reads a tensor of shape {t.shape} from outside its arguments that no path "
+                          "from the function reaches (pass it as an argument, or keep it in a global, "
+                          "a closure or a Cell attribute), so a replay could not check it is still the "
+                          "one it reads", None)
+            return out
         variants = self.records.setdefault(key, [])
         if len(variants) >= MAX_VARIANTS:
             variants.pop(0)
@@ -268,6 +286,16 @@ class GraphFunction:
         while len(self.records) > MAX_SIGNATURES:
             self.records.popitem(last=False)
         return out
+
+    def _roots(self, args, kwargs):
+        """Where the guards' access paths start: the function (its globals, closure, defaults, bound
+        object), its Cell, and the arguments the signature pins by identity."""
+        roots = [self.fn] if self.cell is None else [self.fn, self.cell]
+        for a in list(args) + list(kwargs.values()):
+            if not isinstance(a, (Tensor, int, float, str, bool, complex, tuple, list, dict, type(None))) \
+                    and type(a).__hash__ is object.__hash__:
+                roots.append(a)
+        return roots
 
     def _drop(self, key):
         self.records.pop(key, None)

@@ -84,6 +84,7 @@ class Capture:
         self.soft = 0               # > 0 inside host_fallback: an array read converts the region
         self.soft_failed = False
         self.n_args = 0
+        self.cells = []             # the Cells called while recording (their training flags matter)
         for t in arg_tensors:
             self.add_arg(t)
 
@@ -100,8 +101,12 @@ class Capture:
         """Name the data of one tensor argument of the captured function."""
         s = self.slot_of.get(id(tensor._data))
         if s is not None and self.slots[s][0] == "arg":
+            # the same array passed twice: its own slot, read through the first (graph.py keys
+            # records by which arguments share an array, so a replay sees the same aliasing)
             self.n_args += 1
-            self.slots.append(("same", s))      # the same array passed twice: one slot
+            self.slots.append(("same", s))
+            self.arrays.append(tensor._data)
+            self.formats.append(tensor._format)
             return s
         s = self._new_slot(("arg", self.n_args), tensor._data, tensor._format)
         self.n_args += 1

@@ -38,6 +38,7 @@ import numpy as np
 from ..tensor import Tensor
 from .calls import Ref
 from .capture import GuardMiss
+from .guards import ModesMiss, Reach, StaleRecord
 
 __all__ = ["Record"]
 
@@ -126,8 +127,10 @@ class Record:
     result itself rebuilt around fresh Tensors.
     """
 
-    def __init__(self, cap, out_slots, template=None):
+    def __init__(self, cap, out_slots, template=None, roots=None, epoch=None):
         self.cap = cap
+        self.roots, self.epoch = roots, epoch      # what the guards start from (see guards.py)
+        self.reach = None
         self.out_slots = list(out_slots)
         self.template = template
         self.lock = threading.Lock()
@@ -137,6 +140,7 @@ class Record:
                 st.mode = _kernel_mode(st, cap.arrays)
         self._skip_noop_reshapes()
         self.constants = {}                 # slot -> array fixed at recording (see _fold_constants)
+        self.private = set()                # outside slots only this capture holds
         self._fold_constants(cap)
         self._merge_repeats()
         self._fuse_pairs()
@@ -196,7 +200,12 @@ class Record:
         outs = set(self.out_slots)
         consts = set()
         for s, desc in enumerate(cap.slots):
-            if desc[0] == "ext" and s not in touched and _held_by_capture_only(_refs(desc[1]), desc[1]):
+            if desc[0] != "ext":
+                continue
+            refs = _refs(desc[1])
+            if type(desc[1]) is Tensor and refs[0] <= _PRIVATE_REFS[0]:
+                self.private.add(s)             # nobody else can rebind it: no guard needed
+            if s not in touched and _held_by_capture_only(refs, desc[1]):
                 consts.add(s)
                 self.constants[s] = desc[1]._data
         kept = []
@@ -480,10 +489,11 @@ class Record:
 
     # ----------------------------------------------------------------- code generation
     def _compile(self, cap):
-        ns = {"GuardMiss": GuardMiss, "_empty": np.empty, "_nd": np.ndarray}
+        ns = {"GuardMiss": GuardMiss, "StaleRecord": StaleRecord, "_empty": np.empty, "_nd": np.ndarray}
         lines = ["def replay(A):"]
         emit = lines.append
         defined = set()
+        outside = {}                        # slot -> outside Tensor the replay reads
 
         def ref(s):
             if s in defined:
@@ -498,6 +508,8 @@ class Record:
                 return ref(desc[1])
             elif desc[0] == "ext":
                 ns[f"T{s}"] = desc[1]
+                if s not in self.private:
+                    outside[s] = desc[1]
                 emit(f"    v{s} = T{s}._data")
             defined.add(s)
             return f"v{s}"
@@ -612,10 +624,22 @@ class Record:
             emit(f"    return {self._build(self.template, outs, ns)}")
         from .dispatch import _check_results
         ns["_check"] = _check_results
+        if self.roots is not None:          # checks of the outside world, before any step runs
+            self.reach = Reach(self.roots, outside, {s: cap.arrays[s] for s in outside}, cap.cells)
+            self.epoch_seen = [self.epoch[0]]
+            lines[1:1] = self.reach.source(ns, self.epoch, self.epoch_seen, self._check_modes)
         source = "\n".join(lines) + "\n"
         code = compile(source, "<mscustom graph replay>", "exec")
         exec(code, ns)
         return source, ns["replay"]
+
+    def _check_modes(self):
+        """Some Cell's training flag or structure changed: raise ``StaleRecord`` if a called Cell's flag
+        differs from the recorded one, else note that this record has seen the change."""
+        reach = self.reach
+        if reach.modes_now() != reach.modes:
+            raise ModesMiss("a Cell's training flag differs")
+        self.epoch_seen[0] = self.epoch[0]
 
     @staticmethod
     def _call_args(j, m, args, kwargs=None, *, ins, outs, ns):

@@ -30,6 +30,7 @@ from collections import OrderedDict
 
 from .. import context as _context
 from .. import graph as _graph
+from .._core.tape import STATE as _STATE
 from ..tensor import Parameter
 from . import _signature
 
@@ -68,6 +69,9 @@ class Cell:
     def __call__(self, *args, **kwargs):
         if self._input_signature is not None:
             args = _signature.check_inputs(self, args, self._input_signature)
+        cap = _STATE.capture
+        if cap is not None:                 # a graph record depends on this Cell and its flags
+            cap.cells.append(self)
         if _settings["mode"] == _GRAPH_MODE:
             return _graph.cell_call(self, args, kwargs)      # captured once, replayed after
         return self.construct(*args, **kwargs)
