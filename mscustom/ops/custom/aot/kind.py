@@ -13,8 +13,10 @@ Per signature, ``bind`` builds the ndims/shapes/dtypes arrays and the
 workspace the Init asked for, and returns the runner (``runners.py``).
 """
 
+import hashlib
 import os
 import threading
+from pathlib import Path
 
 import numpy as np
 
@@ -22,13 +24,31 @@ from .... import context as _context
 from ...._core.kernel import KernelEntry, Signature
 from .. import _common
 from . import abi as _abi
+from . import build as _build
 from . import extra as _extra
 from . import runners as _runners
-from .library import open_kernel
+from .library import open_kernel, resolve_path
 
 __all__ = ["AotKind", "make_kernel", "infer_shape_rule", "bind_signature"]
 
 TARGETS = ("CPU", "GPU", "Ascend")
+
+
+def _source_digest(func):
+    """The SHA-256 of the source file ``func`` names (``path.c:Func``), or None for a library or an
+    unreadable path (``open_kernel`` then reports what is wrong)."""
+    if not isinstance(func, str) or ":" not in func:
+        return None
+    path = func.rsplit(":", 1)[0]
+    if Path(path).suffix.lower() not in _build.SOURCE_SUFFIXES:
+        return None
+    found, _ = resolve_path(path)
+    if found is None:
+        return None
+    try:
+        return hashlib.sha256(found.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 class AotKind:
@@ -44,7 +64,9 @@ class AotKind:
         self._lock = threading.Lock()
 
     def _open(self, func, op_name):
-        key = (func, os.getcwd())
+        # a source is keyed by its bytes too: an edited source builds and loads anew, as the build
+        # cache itself is keyed by content
+        key = (func, os.getcwd(), _source_digest(func))
         with self._lock:
             found = self._opened.get(key)
         if found is None:
