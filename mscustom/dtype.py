@@ -72,7 +72,7 @@ def from_numpy(np_dtype):
     """The mscustom dtype of a NumPy dtype; TypeError for one mscustom has not."""
     try:
         return _BY_NUMPY[np.dtype(np_dtype)]
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, ValueError):       # NumPy raises ValueError for some non-dtypes (a dict)
         raise TypeError(f"unsupported dtype {np_dtype!r}: mscustom supports {_supported()}") from None
 
 

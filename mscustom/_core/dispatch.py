@@ -19,6 +19,7 @@ reaches the kernel's runner from one frame; their ``__call__`` is
 """
 
 import sys
+import os
 import threading
 import time
 
@@ -564,6 +565,26 @@ def _describe(shapes, dtypes):
 
 
 # ---------------------------------------------------------------- planning (slow path)
+def _physical_memory():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+_PHYSICAL_MEMORY = _physical_memory()
+
+
+def _check_fits(op, shapes, dtypes):
+    """MemoryError naming the op when the outputs it would be given exceed this machine's memory."""
+    total = sum(int(np.prod(s, dtype=np.float64)) * np.dtype(d).itemsize for s, d in zip(shapes, dtypes))
+    if _PHYSICAL_MEMORY is not None and total > _PHYSICAL_MEMORY:
+        raise MemoryError(f"op '{op.name}': its outputs ({_describe(shapes, dtypes)}) need "
+                          f"{total / 2**30:.1f} GiB, more than this machine's "
+                          f"{_PHYSICAL_MEMORY / 2**30:.1f} GiB of memory; check the inputs' shapes "
+                          f"(a broadcast of large inputs?) and the op's out_shape")
+
+
 def _make_plan(op, args, attrs):
     n_in = len(args)
     if op.num_inputs is not None and n_in != op.num_inputs:
@@ -609,6 +630,7 @@ def _make_plan(op, args, attrs):
                 plan.out_formats[j] = src
         plan.out_shapes = kernel_shapes
     if out_shapes is not None and not entry.allocates:
+        _check_fits(op, plan.out_shapes, plan.out_dtypes)
         plan.pools = [[] if np.prod(s, dtype=np.int64) * np.dtype(d).itemsize >= _POOL_MIN_BYTES else None
                       for s, d in zip(plan.out_shapes, plan.out_dtypes)]
         if not any(p is not None for p in plan.pools):
