@@ -70,6 +70,7 @@ import os
 import textwrap
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -232,6 +233,10 @@ def _value_return_line(py_func):
     return None
 
 
+# py_func -> {(parallel, checked): Numba dispatcher}, shared by every op made from the function
+_DISPATCHERS = weakref.WeakKeyDictionary()
+
+
 class JitFunction:
     """A checked jit kernel: its Python source, Numba dispatchers (plain and bounds-checked) and options."""
 
@@ -279,12 +284,28 @@ class JitFunction:
 
     # ------------------------------------------------------------ CPU
     def _cpu_dispatcher(self, checked):
-        """``njit(cache=True)`` of the source, the user's own njit function, or a bounds-checked build."""
-        import numba
+        """``njit(cache=True)`` of the source, the user's own njit function, or a bounds-checked build.
+
+        Ops made from the same function with the same options share one dispatcher (and so its
+        compiled code): making many ops from one kernel costs no more compiled memory than one.
+        """
         from numba.core.registry import CPUDispatcher
         if isinstance(self.func, CPUDispatcher) and not checked:
             return self.func
         parallel = bool(self.options.get("parallel")) or _uses_prange(self.py_func)
+        with _compile_lock:
+            try:
+                shared = _DISPATCHERS.setdefault(self.py_func, {})
+            except TypeError:               # not weak-referenceable: one dispatcher for this op
+                shared = {}
+            key = (parallel, checked)
+            dispatcher = shared.get(key)
+            if dispatcher is None:
+                dispatcher = shared[key] = self._new_cpu_dispatcher(parallel, checked)
+            return dispatcher
+
+    def _new_cpu_dispatcher(self, parallel, checked):
+        import numba
         try:
             if checked:                     # a separate, uncached build: the cache keys ignore boundscheck
                 return numba.njit(parallel=parallel, boundscheck=True)(self.py_func)
