@@ -6,6 +6,10 @@ case builds and calls a Custom op from good and bad pieces (see
 clear error, unclear error or wrong result; out-of-bounds kernels run in child
 processes in debug mode, classified as clear error, crash or hang. The target
 is 0 unclear, 0 wrong, 0 crash, 0 hang.
+
+First it runs the stress runs of ``tests/reliability/stress.py`` for longer
+than CI does (``--stress-seconds``, ``--replays``): threads rebinding the
+inputs of compiled calls, and outside state changing between graph replays.
 """
 
 import argparse
@@ -21,14 +25,45 @@ sys.path[:] = [ROOT, os.path.join(ROOT, "tests")] + [p for p in sys.path if os.p
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
+from reliability import stress  # noqa: E402
 from reliability.custom_fuzz import OOB_KERNELS, cases, run_case, run_child_case  # noqa: E402
+
+
+def run_stress(seconds, replays):
+    """The stress runs of tests/reliability/stress.py, longer than CI's: rebinding threads against
+    every kind with the compiled path on and off (children under a debug allocator), and random
+    changes of outside state between replays. Returns the number of faults found."""
+    faults = 0
+    for kind in ("aot", "jit", "pyfunc"):
+        for fast in (True, False):
+            code, result, err = stress.run_child("rebind", seconds, kind, fast, timeout=seconds * 4 + 120)
+            bad = result["bad"] if result else [f"child died (exit {code}): {err[-300:]}"]
+            calls = result["calls"] if result else 0
+            rebinds = result["rebinds"] if result else 0
+            print(f"rebind stress {kind:<6} fastcall={int(fast)}: {calls} calls, {rebinds} rebinds, "
+                  f"{len(bad)} faults")
+            for line in bad[:3]:
+                print("   ", line)
+            faults += len(bad)
+    counts = stress.outside_state_cases(replays, seed=1)
+    changes = {k: v for k, v in counts.items() if k in stress.CHANGES}
+    print(f"outside-state property: {counts['calls']} calls compared with eager, {len(counts['bad'])} "
+          f"mismatches; changes {changes}; {counts['stats']}")
+    for line in counts["bad"][:3]:
+        print("   ", line)
+    return faults + len(counts["bad"])
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=4000, help="in-process cases (default 4000)")
     parser.add_argument("--show", type=int, default=5, help="examples to print per bad class")
+    parser.add_argument("--stress-seconds", type=float, default=20.0,
+                        help="seconds of each rebinding stress run (default 20; 0 skips the stress runs)")
+    parser.add_argument("--replays", type=int, default=3000,
+                        help="calls of the outside-state property run (default 3000)")
     args = parser.parse_args()
+    stress_faults = run_stress(args.stress_seconds, args.replays) if args.stress_seconds > 0 else 0
 
     counts, examples, kinds = Counter(), {}, Counter()
 
@@ -61,7 +96,7 @@ def main():
         print(f"examples of {cls}:")
         for item in sorted(set(items))[:args.show]:
             print("  ", item[:300])
-    bad = sum(counts[c] for c in ("unclear", "wrong", "crash", "hang"))
+    bad = sum(counts[c] for c in ("unclear", "wrong", "crash", "hang")) + stress_faults
     return 1 if bad else 0
 
 
