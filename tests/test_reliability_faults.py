@@ -273,3 +273,19 @@ def test_outside_state_changes_between_calls_replay_as_eager():
         counts = stress.outside_state_cases(120, seed=int(os.environ.get("MSCUSTOM_STRESS_SEED", "0")))
     assert counts["bad"] == []
     assert counts["stats"]["replayed"] > 10 and counts["stats"]["stale"] > 10
+
+
+# ---------------------------------------------------------------- the other setting, under a debug allocator
+def test_the_in_process_cases_pass_without_the_compiled_path_under_a_debug_allocator():
+    """This file's in-process cases again, in a child with ``MSCUSTOM_FASTCALL=0`` and the debug allocator
+    (the pytest process itself runs them on the compiled path)."""
+    import subprocess
+    if os.environ.get("MSCUSTOM_FAULTS_CHILD"):
+        pytest.skip("already the child")
+    env = dict(os.environ, MSCUSTOM_FASTCALL="0", MSCUSTOM_FAULTS_CHILD="1", MSCUSTOM_REQUIRE_FASTCALL="0",
+               **stress.DEBUG_MALLOC)
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", __file__,
+                           "-k", "not thread_rebinding and not own_input and not without_the_compiled_path"],
+                          cwd=str(ROOT), env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout and "failed" not in proc.stdout
