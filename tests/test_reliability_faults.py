@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import mscustom as ms
 from mscustom import nn, ops
@@ -267,10 +269,18 @@ def test_jit_ops_made_from_one_function_share_one_compiled_dispatcher():
 
 
 # ---------------------------------------------------------------- the property test, bounded
-def test_outside_state_changes_between_calls_replay_as_eager():
+@settings(max_examples=25, deadline=None, database=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(stress.CHANGES), min_size=1, max_size=12), st.integers(0, 3))
+def test_any_sequence_of_outside_changes_replays_as_eager(changes, seed):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ms.graph.GraphFallbackWarning)      # never gives up here
-        counts = stress.outside_state_cases(120, seed=int(os.environ.get("MSCUSTOM_STRESS_SEED", "0")))
+        counts = stress.run_changes(changes, seed)
+    assert counts["bad"] == []
+
+
+def test_a_long_random_run_of_outside_changes_replays_as_eager():
+    counts = stress.outside_state_cases(120, seed=int(os.environ.get("MSCUSTOM_STRESS_SEED", "0")))
     assert counts["bad"] == []
     assert counts["stats"]["replayed"] > 10 and counts["stats"]["stale"] > 10
 

@@ -202,6 +202,13 @@ class _World:
 def outside_state_cases(n, seed=0):
     """``n`` random changes of outside state between calls of a jitted function; each call compared with
     eager execution. Returns counts per change and the mismatches found."""
+    rng = np.random.default_rng(seed)
+    return run_changes([CHANGES[i] for i in rng.integers(len(CHANGES), size=n)], seed)
+
+
+def run_changes(changes, seed=0):
+    """Call a jitted function once after each change of ``changes`` (names from ``CHANGES``) and compare
+    every call with eager execution of the same function."""
     import mscustom as ms
     from mscustom import ops
     rng = np.random.default_rng(seed)
@@ -215,8 +222,7 @@ def outside_state_cases(n, seed=0):
     jitted = ms.jit(lambda x: body(x))
     x = world.tensor((2, 4))
     counts = {"calls": 0, "bad": []}
-    for k in range(n):
-        what = CHANGES[rng.integers(len(CHANGES))]
+    for k, what in enumerate(changes):
         world.change(what)
         counts[what] = counts.get(what, 0) + 1
         got = jitted(x)
