@@ -21,6 +21,7 @@ from ... import ops as _ops
 from ...tensor import Tensor
 from . import base as _base
 from . import random
+from . import _outputs
 from ._bridge import custom_call
 from ._ndarray import NDArray, array, as_nd, check_stype, restore, wrap
 from ._params import load, save
@@ -34,7 +35,8 @@ __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "zeros_like", "
            "random", "broadcast_to", "broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
            "broadcast_plus", "broadcast_minus", "broadcast_maximum", "broadcast_minimum", "broadcast_power",
            "broadcast_equal", "broadcast_greater", "broadcast_lesser", "elemwise_add", "elemwise_sub",
-           "elemwise_mul", "elemwise_div", "sparse"]
+           "elemwise_mul", "elemwise_div", "sparse", "LogisticRegressionOutput", "MAERegressionOutput",
+           "SVMOutput", "MakeLoss", "BlockGrad", "stop_gradient"]
 
 
 def _t(x):
@@ -297,3 +299,23 @@ class _Sparse(types.ModuleType):
 
 
 sparse = _Sparse("mx.nd.sparse", "Sparse storage is not supported: every name raises MXNetError.")
+
+
+# ------------------------------------------------------------ output layers and gradient stops
+def _output_layer(fn, name):
+    def layer(data, *args, out=None, name=None, **kwargs):
+        res = as_nd(fn(_t(data), *(_t(a) for a in args), **kwargs))
+        if out is not None:
+            np.copyto(out._data, res._data, casting="same_kind")
+            return out
+        return res
+    layer.__name__ = name
+    layer.__doc__ = fn.__doc__
+    return layer
+
+
+LogisticRegressionOutput = _output_layer(_outputs.logistic_regression_output, "LogisticRegressionOutput")
+MAERegressionOutput = _output_layer(_outputs.mae_regression_output, "MAERegressionOutput")
+SVMOutput = _output_layer(_outputs.svm_output, "SVMOutput")
+MakeLoss = _output_layer(_outputs.make_loss, "MakeLoss")
+BlockGrad = stop_gradient = _output_layer(_outputs.block_grad, "BlockGrad")

@@ -40,7 +40,8 @@ __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "FullyConn
            "exp", "log", "sqrt", "square", "abs", "relu", "sigmoid", "tanh", "softmax", "log_softmax",
            "negative", "sum", "mean", "dot", "reshape", "transpose", "broadcast_add", "broadcast_sub",
            "broadcast_mul", "broadcast_div", "elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div",
-           "maximum", "minimum"]
+           "maximum", "minimum", "LogisticRegressionOutput", "MAERegressionOutput", "SVMOutput", "MakeLoss",
+           "BlockGrad", "stop_gradient"]
 
 _COUNTER = itertools.count()
 _NAMES = {}
@@ -463,6 +464,14 @@ for _n in ("exp", "log", "sqrt", "square", "abs", "relu", "sigmoid", "tanh", "ne
            "elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div"):
     globals()[_n] = _layer(_n, f"Elementwise / reduction ``{_n}`` on symbols.")
 reshape = Reshape
+LogisticRegressionOutput = _layer("LogisticRegressionOutput",
+                                  "Sigmoid forward; ``(p - label) * grad_scale / num_output`` backward.")
+MAERegressionOutput = _layer("MAERegressionOutput", "Identity forward; L1 loss gradient backward.")
+SVMOutput = _layer("SVMOutput", "Identity forward; hinge loss gradient (``margin``, ``regularization_coefficient``, "
+                                "``use_linear``) backward; ``label`` is one class per row.")
+MakeLoss = _layer("MakeLoss", "Identity forward; ``grad_scale`` backward (``normalization``: null / batch / valid).")
+BlockGrad = _layer("BlockGrad", "Identity forward; no gradient.")
+stop_gradient = BlockGrad
 maximum = _layer("_Maximum", "Elementwise maximum.")
 minimum = _layer("_Minimum", "Elementwise minimum.")
 
