@@ -34,6 +34,7 @@ from . import model
 from . import callback
 from . import module
 from . import test_utils
+from . import profiler
 from .base import MXNetError
 from .context import Context, cpu, gpu, current_context, num_gpus
 from ._ndarray import NDArray
@@ -47,4 +48,4 @@ device = context
 
 __all__ = ["base", "context", "autograd", "random", "ndarray", "nd", "operator", "symbol", "sym", "executor",
            "initializer", "init", "optimizer", "io", "metric", "model", "callback", "module", "mod",
-           "test_utils", "MXNetError", "Context", "cpu", "gpu", "current_context", "num_gpus", "NDArray"]
+           "test_utils", "profiler", "MXNetError", "Context", "cpu", "gpu", "current_context", "num_gpus", "NDArray"]

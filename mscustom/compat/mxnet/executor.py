@@ -44,6 +44,7 @@ import os
 import numpy as np
 
 from ..._core import autodiff as _ad
+from ..._core import dispatch as _dispatch
 from ..._core.tape import STATE as _STATE
 from ...graph import GraphFunction
 from ...tensor import Tensor
@@ -194,7 +195,8 @@ class Executor:
         self._heads = self._leaves = self._grads = self._grad_error = self._aux_saved = None
         train = is_train and any(self._grad_req.get(n, "null") != "null" for n in self.arg_names)
         kind = "train" if train else "infer"
-        if self._execution == "replay" and kind in self._seen and (not train or self._head_grads == "ones"):
+        if self._execution == "replay" and kind in self._seen and (not train or self._head_grads == "ones") and \
+                _dispatch.PROFILER[0] is None:           # mx.profiler times op calls: none run in a replay
             try:
                 return self._forward_graph(train, bool(is_train))
             except _RunEager:
