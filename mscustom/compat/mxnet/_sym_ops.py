@@ -232,10 +232,8 @@ def _custom_type_rule(attrs, types):
 
 
 def _custom(attrs, ins, aux, is_train):
-    from ..._core import dispatch
-    t = _custom_t(attrs)
-    out = dispatch.call(t.forward_op, tuple(ins) + tuple(aux), {})
-    return list(out) if isinstance(out, tuple) else [out]
+    from ._bridge import run_forward_op
+    return run_forward_op(_custom_t(attrs), tuple(ins) + tuple(aux))
 
 
 # ---- elementwise and math
