@@ -258,3 +258,20 @@ def test_sparse_sqr_example_runs_imperatively_and_symbolically():
     assert type(out).__name__ == "CSRNDArray"
     assert out.asnumpy().tolist() == [[0.0, 0.25, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0], [4.0, 0.0, 0.0625, 0.0]]
     assert gsym.stype == "csr" and gsym.asnumpy().tolist() == gx.asnumpy().tolist()
+
+
+def test_simple_bind_gives_sparse_arguments_and_gradients():
+    spec = importlib.util.spec_from_file_location(
+        "mxnet_custom_sparse_sqr", pathlib.Path(__file__).parent.parent / "examples" / "mxnet_custom_sparse_sqr.py")
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))          # registers 'sparse_sqr'
+    for data, stype_dict in ((mx.sym.Variable("data", stype="csr"), None),
+                             (mx.sym.Variable("data"), {"data": "csr"})):
+        exe = mx.sym.Custom(data, op_type="sparse_sqr", name="sqr").simple_bind(mx.cpu(), data=X.shape,
+                                                                                 stype_dict=stype_dict)
+        assert exe.arg_dict["data"].stype == "csr" and exe.grad_dict["data"].stype == "csr"
+        exe.arg_dict["data"][:] = mx.nd.array(X).tostype("csr")
+        out = exe.forward(is_train=True)[0]
+        exe.backward([mx.nd.ones(X.shape)])
+        assert out.stype == "csr" and out.asnumpy().tolist() == (X * X).tolist()
+        assert exe.grad_dict["data"].stype == "csr"
+        np.testing.assert_array_equal(exe.grad_dict["data"].asnumpy(), 2 * X)

@@ -15,7 +15,11 @@ storage type MXNet gives it (gradients reach sparse ``grad`` buffers in that sto
 """
 
 import numpy as np
-import scipy.sparse as _sp
+
+try:                                   # scipy holds the storage: ``pip install mscustom[sparse]``
+    import scipy.sparse as _sp
+except ImportError:                    # dense MXNet programs run without it
+    _sp = None
 
 from ..._core import autodiff as _ad
 from ... import ops as _ops
@@ -259,6 +263,12 @@ class RowSparseNDArray(BaseSparseNDArray):
 
 
 # ------------------------------------------------------------ building
+def _need_scipy(where):
+    if _sp is None:
+        raise _base.MXNetError(f"{where}: sparse storage is kept in scipy.sparse matrices, and scipy is not "
+                               "installed; install it (pip install 'mscustom[sparse]')")
+
+
 def _make(cls, sm, shape, ctx=None, sink=None):
     n = object.__new__(cls)
     n._sm, n._shape, n._sink = sm, tuple(int(s) for s in shape), sink
@@ -332,6 +342,7 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
         a = mx.nd.sparse.csr_matrix(([1.0, 2.0], [0, 2], [0, 1, 2]), shape=(2, 3))
         a.indptr.asnumpy()          # array([0, 1, 2])
     """
+    _need_scipy("mx.nd.sparse.csr_matrix")
     if isinstance(arg1, tuple) and len(arg1) == 3:
         data, indices, indptr = (_dense_of(v) for v in arg1)
         if shape is None:
@@ -366,6 +377,7 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
         r = mx.nd.sparse.row_sparse_array(([[1.0, 2.0]], [3]), shape=(5, 2))
         r.indices.asnumpy()         # array([3])
     """
+    _need_scipy("mx.nd.sparse.row_sparse_array")
     if isinstance(arg1, tuple) and len(arg1) == 2 and not all(isinstance(v, (int, np.integer)) for v in arg1):
         data, indices = _dense_of(arg1[0]), _dense_of(arg1[1]).astype(_INDEX).reshape(-1)
         if shape is None:
@@ -395,6 +407,7 @@ def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
     dt = _np_dtype(dtype, np.float32)
     if stype == "default":
         return wrap(np.zeros(shape, dt), ctx=_ctx(ctx))
+    _need_scipy("mx.nd.sparse.zeros")
     if stype == "csr":
         if len(shape) != 2:
             raise ValueError(f"mx.nd.sparse.zeros: csr storage is 2-D, got shape {shape}")
@@ -420,6 +433,7 @@ def array(source_array, ctx=None, dtype=None):
 
 def tostype(x, stype):
     """``x`` (dense or sparse) in storage type ``stype``."""
+    _need_scipy("NDArray.tostype")
     if is_sparse(x):
         return x.tostype(stype)
     if stype == "csr":
@@ -433,6 +447,7 @@ def sparse_like(value, stype, sink=None):
     """``value`` (a Tensor) as an array of storage type ``stype``, keeping its place on the tape."""
     if stype in (None, "default"):
         return as_nd(value)
+    _need_scipy("sparse storage")
     dense = _dense_of(value)
     sm = CSRNDArray._from_dense(dense) if stype == "csr" else _rows_matrix(dense)
     out = _make(CSRNDArray if stype == "csr" else RowSparseNDArray, sm, dense.shape, getattr(value, "_ctx", None),
@@ -602,6 +617,7 @@ def zeros_like(data, **kwargs):
 def rand_sparse(shape, stype, density=None, dtype=None, ctx=None):
     """``mx.test_utils.rand_ndarray`` for sparse storage: csr entries / row_sparse rows kept with
     probability ``density`` (``np.random.rand()`` when None), values uniform in [0, 1)."""
+    _need_scipy("rand_ndarray")
     shape = tuple(int(s) for s in shape)
     density = np.random.rand() if density is None else float(density)
     if not 0.0 <= density <= 1.0:
