@@ -275,3 +275,32 @@ def test_simple_bind_gives_sparse_arguments_and_gradients():
         assert out.stype == "csr" and out.asnumpy().tolist() == (X * X).tolist()
         assert exe.grad_dict["data"].stype == "csr"
         np.testing.assert_array_equal(exe.grad_dict["data"].asnumpy(), 2 * X)
+
+
+def test_failed_backward_marks_a_sparse_gradient_failed_once():
+    class Bad(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            self.assign(out_data[0], req[0], in_data[0])
+
+        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+            raise ValueError("backward went wrong")
+
+    @mx.operator.register("test_sparse_bad")
+    class BadProp(mx.operator.CustomOpProp):
+        def infer_storage_type(self, in_stype):
+            return in_stype, in_stype, []
+
+        def infer_storage_type_backward(self, ograd_stype, in_stype, out_stype, igrad_stype, aux_stype):
+            return ["default"], in_stype, out_stype, ["csr"], []
+
+        def create_operator(self, ctx, shapes, dtypes):
+            return Bad()
+
+    x = mx.nd.array(X).tostype("csr")
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Custom(x, op_type="test_sparse_bad")
+    y.backward()
+    with pytest.raises(mx.MXNetError, match="backward went wrong"):
+        x.grad.asnumpy()
+    assert type(x.grad).__name__ == "CSRNDArray" and not x.grad.asnumpy().any()      # reported once, untouched

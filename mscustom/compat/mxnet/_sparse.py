@@ -262,6 +262,38 @@ class RowSparseNDArray(BaseSparseNDArray):
         return wrap(_row_ids(self._sm), ctx=self._ctx)
 
 
+def _failed_variant(cls):
+    """``cls`` written by a failed op: the first synchronisation raises its ``MXNetError`` (as ``_Failed``)."""
+    class Failed(cls):
+        __slots__ = ()
+
+        @property
+        def _data(self):
+            err = _base.peek(self)
+            if err is None:                       # reported already
+                self.__class__ = cls
+                return cls._data.fget(self)
+            raise err
+
+        @_data.setter
+        def _data(self, value):
+            cls._data.fset(self, value)
+
+        def wait_to_read(self):
+            found = _base.take(self)
+            self.__class__ = cls
+            if found:
+                raise found[0]
+
+    Failed.__name__ = Failed.__qualname__ = cls.__name__
+    return Failed
+
+
+_FAILED = {CSRNDArray: _failed_variant(CSRNDArray), RowSparseNDArray: _failed_variant(RowSparseNDArray)}
+BaseSparseNDArray._fail = lambda self: setattr(self, "__class__", _FAILED[type(self)]) \
+    if type(self) in _FAILED else None
+
+
 # ------------------------------------------------------------ building
 def _need_scipy(where):
     if _sp is None:
