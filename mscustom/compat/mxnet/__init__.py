@@ -7,7 +7,8 @@
 ``mx.optimizer``, ``mx.model`` checkpoints, ``mx.test_utils``, ``mx.random``,
 ``mx.base.MXNetError`` and contexts (``mx.cpu()``, ``mx.gpu()``). Every op
 runs on mscustom's operator core and is differentiated by its one tape.
-Not here: Gluon, kvstore beyond one process, sparse storage, several devices.
+Sparse storage: ``mx.nd.sparse`` (scipy.sparse); profiling: ``mx.profiler``.
+Not here: Gluon, kvstore beyond one process, several devices.
 
 Example::
 
