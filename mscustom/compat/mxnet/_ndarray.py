@@ -24,6 +24,7 @@ __all__ = ["NDArray", "wrap", "as_nd", "array", "STORAGE_TYPES"]
 
 STORAGE_TYPES = ("default", "csr", "row_sparse")
 _DATA_SLOT = Tensor.__dict__["_data"]            # the raw slot, readable while an array is marked failed
+SPARSE = {}                 # "tostype", "zeros": filled in by ``_sparse`` (which builds on this module)
 
 
 def check_stype(stype, where):
@@ -85,16 +86,14 @@ class NDArray(Tensor):
         """A copy in storage type ``stype`` ('default', 'csr' or 'row_sparse')."""
         if check_stype(stype, "NDArray.tostype") == "default":
             return wrap(self.asnumpy(), ctx=self._ctx)
-        from . import _sparse
-        return _sparse.tostype(self, stype)
+        return SPARSE["tostype"](self, stype)
 
     def attach_grad(self, grad_req="write", stype=None):
         """Give this array a zero ``grad`` buffer (of storage type ``stype``) and make it a gradient target."""
         if check_stype(stype, "NDArray.attach_grad") == "default":
             buf = wrap(np.zeros_like(self._data), ctx=self._ctx)
         else:
-            from . import _sparse
-            buf = _sparse.zeros(stype, self.shape, ctx=self._ctx, dtype=self.dtype)
+            buf = SPARSE["zeros"](stype, self.shape, ctx=self._ctx, dtype=self.dtype)
         _autograd.attach(self, grad_req, buf)
 
     @property

@@ -25,7 +25,7 @@ from ..._core import autodiff as _ad
 from ... import ops as _ops
 from ...tensor import Tensor
 from . import base as _base
-from ._ndarray import NDArray, as_nd, wrap
+from ._ndarray import SPARSE as _HOOKS, NDArray, as_nd, wrap
 from .context import current_context
 
 __all__ = ["BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "csr_matrix", "row_sparse_array", "zeros",
@@ -665,3 +665,6 @@ def rand_sparse(shape, stype, density=None, dtype=None, ctx=None):
         rows = np.random.rand(len(ids), _flat2d(shape)[1]).astype(dt)
         return _make(RowSparseNDArray, _rows_from(rows, ids, _flat2d(shape)), shape, _ctx(ctx))
     raise ValueError(f"rand_ndarray: unknown storage type {stype!r}; expected 'default', 'csr' or 'row_sparse'")
+
+
+_HOOKS.update(tostype=tostype, zeros=zeros)          # NDArray.tostype / attach_grad(stype=) reach these
