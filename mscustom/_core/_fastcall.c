@@ -788,7 +788,7 @@ static PyTypeObject FastCallType = {
 
 /* ------------------------------------------------------------------ built-in op calls */
 
-/* CoreCall(slow, tensor_type, default_format, state, check, after): ``dispatch.call(op, args, attrs)``
+/* CoreCall(slow, tensor_type, default_format, state, check, after, timing): ``dispatch.call(op, args, attrs)``
  * for the common built-in case -- one to four plain Tensors, hashable attributes, a cached ``simple`` plan
  * (one output the kernel allocates) -- without a Python frame of ours: the plan key, the lookup, the
  * kernel call, the Tensor. ``check(op, plan, result)`` fixes a result that is not a fresh array of
@@ -797,6 +797,7 @@ static PyTypeObject FastCallType = {
 typedef struct {
     CALL_HEAD
     PyObject *check, *after;
+    PyObject *timing;          /* dispatch.TIMING: while not 0, every call goes to Python (profiling) */
 } CoreCallObject;
 
 static PyObject *str_simple, *str_runner, *str_shape0, *str_dtype0;
@@ -806,6 +807,7 @@ cc_traverse(CoreCallObject *self, visitproc visit, void *arg)
 {
     Py_VISIT(self->check);
     Py_VISIT(self->after);
+    Py_VISIT(self->timing);
     return call_base_traverse((CallBase *)self, visit, arg);
 }
 
@@ -815,6 +817,7 @@ cc_clear(CoreCallObject *self)
     call_base_clear((CallBase *)self);
     Py_CLEAR(self->check);
     Py_CLEAR(self->after);
+    Py_CLEAR(self->timing);
     return 0;
 }
 
@@ -876,7 +879,7 @@ static PyObject *
 cc_vectorcall(CoreCallObject *self, PyObject *const *argv, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (nargs != 3 || kwnames != NULL)
+    if (nargs != 3 || kwnames != NULL || PyList_GET_ITEM(self->timing, 0) != self->zero)
         goto slow;
     PyObject *op = argv[0], *args = argv[1], *attrs = argv[2];
     if (!PyTuple_CheckExact(args) || !PyDict_CheckExact(attrs))
@@ -1058,14 +1061,18 @@ cc_call(PyObject *self, PyObject *args, PyObject *kwargs)
 static PyObject *
 cc_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *slow, *tensor, *default_format, *state, *check, *after;
+    PyObject *slow, *tensor, *default_format, *state, *check, *after, *timing;
     if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
         PyErr_SetString(PyExc_TypeError, "CoreCall takes positional arguments only");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OO!UOOO:CoreCall", &slow, &PyType_Type, &tensor, &default_format, &state,
-                          &check, &after))
+    if (!PyArg_ParseTuple(args, "OO!UOOOO!:CoreCall", &slow, &PyType_Type, &tensor, &default_format, &state,
+                          &check, &after, &PyList_Type, &timing))
         return NULL;
+    if (PyList_GET_SIZE(timing) != 1) {
+        PyErr_SetString(PyExc_ValueError, "CoreCall: timing must be a one-item list");
+        return NULL;
+    }
     CoreCallObject *self = (CoreCallObject *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
@@ -1073,6 +1080,8 @@ cc_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->check = check;
     Py_INCREF(after);
     self->after = after;
+    Py_INCREF(timing);
+    self->timing = timing;
     if (call_base_init((CallBase *)self, (vectorcallfunc)cc_vectorcall, "call", slow, tensor, default_format,
                        state) < 0) {
         Py_DECREF(self);

@@ -76,6 +76,11 @@ class timing_requested:
         return False
 
 
+# A profiler's hook (``mx.profiler``): while ``PROFILER[0]`` is set, every op call goes through
+# ``PROFILER[0](op, args, attrs)``, which runs ``call_python(op, args, attrs, True)`` and times it. The
+# profiler also holds a timing request open, which sends the compiled call paths to Python.
+PROFILER = [None]
+
 _UNHELD = _unheld_refcount()
 _UNHELD_IN_POOL = _unheld_in_pool()
 _POOL_MIN_BYTES = 1 << 20        # outputs this large are taken from a reuse pool
@@ -191,8 +196,10 @@ def _freeze(value):
     return value
 
 
-def call(op, args, attrs):
+def call(op, args, attrs, _profiled=False):
     """Run ``op`` on a tuple of Tensors with an attribute dict; return Tensor(s)."""
+    if PROFILER[0] is not None and not _profiled:
+        return PROFILER[0](op, args, attrs)
     try:
         n = len(args)
         if n == 2:
@@ -276,7 +283,8 @@ def _after_simple(op, plan, attrs, args, t):
 
 # Built-in calls on cached simple plans without a Python frame when the extension is built (the
 # ``plan.simple`` branch above, in C); ``call.slow`` is the Python function every other call takes.
-call = _fastcall.core_call(call, _STATE, _check_simple, _after_simple)
+call_python = call
+call = _fastcall.core_call(call, _STATE, _check_simple, _after_simple, TIMING)
 
 
 def call_owner(owner, *args, **kwargs):
@@ -290,7 +298,7 @@ def call_owner(owner, *args, **kwargs):
     conversions) through ``_call_general`` and from there ``call``.
     """
     n = len(args)
-    if kwargs or n not in owner._fast_ns:
+    if kwargs or n not in owner._fast_ns or PROFILER[0] is not None:
         return owner._call_general(args, kwargs)
     if n == 1:
         a = args[0]

@@ -84,12 +84,13 @@ def _signature_key(args, tensor_type, device):
 signature_key = _c.signature_key if _c is not None else _signature_key
 
 
-def core_call(slow, state, check, after):
+def core_call(slow, state, check, after, timing):
     """``dispatch.call`` with its commonest branch compiled (``CoreCall``), or ``slow`` itself without
-    the extension: one to four plain Tensors, hashable attributes, a cached simple plan."""
+    the extension: one to four plain Tensors, hashable attributes, a cached simple plan. While
+    ``timing[0]`` is not 0 (a profiler or a usage block is timing calls) every call goes to ``slow``."""
     if _c is None:
         return slow
-    return _c.CoreCall(slow, Tensor, DEFAULT_FORMAT, state, check, after)
+    return _c.CoreCall(slow, Tensor, DEFAULT_FORMAT, state, check, after, timing)
 
 
 def counts(call):

@@ -137,14 +137,48 @@ class _OpType:
         return list(dict.fromkeys(int(d) for d in deps))
 
     def _check_storage(self):
-        """Every array of the op must have the ``default`` storage type (sparse storage is refused)."""
-        res = self.prop.infer_storage_type(["default"] * len(self.args))
-        if not isinstance(res, (tuple, list)) or len(res) not in (2, 3):
-            raise ValueError(f"op '{self.name}': infer_storage_type must return (in_stypes, out_stypes) or "
-                             f"(in_stypes, out_stypes, aux_stypes), got {res!r}")
-        for group in res:
-            for st in group:
-                check_stype(st, f"op '{self.name}': infer_storage_type")
+        """What ``infer_storage_type`` says of all-dense inputs must name known storage types."""
+        self.stype_cache = {}
+        self.forward_stypes(("default",) * (len(self.args) + len(self.aux)))
+
+    def forward_stypes(self, given):
+        """``(input and aux stypes, output stypes)`` from the Prop's ``infer_storage_type`` for the
+        storage types ``given`` of the inputs (cached); None when every array is dense."""
+        found = self.stype_cache.get(given)
+        if found is not None:
+            return found[0]
+        n_args = len(self.args)
+        res = _check_lists(self.name, self.prop.infer_storage_type(list(given[:n_args])), "infer_storage_type",
+                           "stypes")
+        ins = [check_stype(st, f"op '{self.name}': infer_storage_type") for st in res[0]]
+        outs = [check_stype(st, f"op '{self.name}': infer_storage_type") for st in res[1]]
+        aux = [check_stype(st, f"op '{self.name}': infer_storage_type") for st in res[2]] if len(res) == 3 else \
+            list(given[n_args:])
+        if len(ins) != n_args or len(outs) != len(self.outs) or len(aux) != len(self.aux):
+            raise ValueError(f"op '{self.name}': infer_storage_type gave {len(ins)} input, {len(outs)} output and "
+                             f"{len(aux)} aux storage type(s); the op has {n_args} argument(s), {len(self.outs)} "
+                             f"output(s) and {len(self.aux)} auxiliary state(s)")
+        stypes = (tuple(ins + aux), tuple(outs))
+        if all(st == "default" for st in stypes[0] + stypes[1]):
+            stypes = None
+        if len(self.stype_cache) < _MAX_OPERATORS:
+            self.stype_cache[given] = (stypes,)
+        return stypes
+
+    def _backward_stypes(self, fwd_stypes, inputs):
+        """The storage types of the backward's arrays from ``infer_storage_type_backward``:
+        ``(out_grad, in_data, out_data, in_grad, aux)``; the gradient buffers' own types are offered."""
+        n_args = len(self.args)
+        ins, outs = fwd_stypes
+        igrad = [getattr(getattr(t, "_grad", None), "stype", "default") for t in inputs[:n_args]]
+        res = self.prop.infer_storage_type_backward(["default"] * len(self.outs), list(ins[:n_args]), list(outs),
+                                                    igrad, list(ins[n_args:]))
+        want = (len(self.outs), n_args, len(self.outs), n_args, len(self.aux))
+        if not isinstance(res, (tuple, list)) or len(res) != 5 or tuple(len(r) for r in res) != want:
+            raise ValueError(f"op '{self.name}': infer_storage_type_backward must return 5 lists (out_grad, "
+                             f"in_data, out_data, in_grad, aux stypes) of lengths {list(want)}, got {res!r}")
+        where = f"op '{self.name}': infer_storage_type_backward"
+        return tuple(tuple(check_stype(st, where) for st in group) for group in res)
 
     def _slot_label(self, i):
         n_out, n_args = len(self.outs), len(self.args)
@@ -228,18 +262,21 @@ class _OpType:
 
     def _bind_forward(self, opdef, sig):
         operator = self._operator(sig.in_shapes, sig.in_dtypes)
-        return lambda attrs, inputs, req, outputs: self._run_forward(operator, inputs, req, outputs)
+        return lambda attrs, inputs, req, outputs: self._run_forward(operator, inputs, req, outputs,
+                                                                     attrs.get("stypes"))
 
     def _forward(self, attrs, inputs, req, outputs):
         """FCompute: ``forward`` with NDArray views of ``outputs`` (unbound form, looks the CustomOp up)."""
         operator = self._operator([a.shape for a in inputs], [a.dtype for a in inputs])
-        self._run_forward(operator, inputs, req, outputs)
+        self._run_forward(operator, inputs, req, outputs, attrs.get("stypes"))
 
-    def _run_forward(self, operator, inputs, req, outputs):
+    def _run_forward(self, operator, inputs, req, outputs, stypes=None):
         n_args = len(self.args)
-        in_data = [_wrap_nd(a) for a in inputs[:n_args]]
-        aux = [_wrap_nd(a, role=(self.name, f"auxiliary state '{n}'")) for a, n in zip(inputs[n_args:], self.aux)]
-        out_data = [_wrap_nd(o, role=(self.name, f"output '{n}'")) for o, n in zip(outputs, self.outs)]
+        ins, outs = stypes or ((None,) * len(inputs), (None,) * len(outputs))
+        in_data = [_view(a, st) for a, st in zip(inputs[:n_args], ins)]
+        aux = [_view(a, st, (self.name, f"auxiliary state '{n}'")) for a, n, st in zip(inputs[n_args:], self.aux,
+                                                                                       ins[n_args:])]
+        out_data = [_view(o, st, (self.name, f"output '{n}'"), sink=True) for o, n, st in zip(outputs, self.outs, outs)]
         self._call_user(operator, "forward", _autograd.is_training(), list(req), in_data, out_data, aux)
         missing = [name for o, name in zip(out_data, self.outs) if not o._assigned]
         if missing:
@@ -249,24 +286,29 @@ class _OpType:
     def _bind_backward(self, opdef, sig):
         operator = self._operator(sig.attrs["in_shapes"], sig.attrs["in_dtypes"])
         return lambda attrs, inputs, req, outputs: self._run_backward(operator, inputs, req, outputs,
-                                                                      attrs.get("req"))
+                                                                      attrs.get("req"), attrs.get("stypes"))
 
     def _backward(self, attrs, inputs, req, outputs):
         """FCompute of the backward op (unbound form, looks the CustomOp up)."""
         operator = self._operator(attrs["in_shapes"], attrs["in_dtypes"])
-        self._run_backward(operator, inputs, req, outputs, attrs.get("req"))
+        self._run_backward(operator, inputs, req, outputs, attrs.get("req"), attrs.get("stypes"))
 
-    def _run_backward(self, operator, inputs, req, outputs, attrs_req=None):
+    def _run_backward(self, operator, inputs, req, outputs, attrs_req=None, stypes=None):
         n_out, n_args, n_deps = len(self.outs), len(self.args), len(self.deps)
+        if stypes is None:
+            slot_st, igrad_st, aux_st = (None,) * (2 * n_out + n_args), (None,) * n_args, (None,) * len(self.aux)
+        else:
+            slot_st, igrad_st, aux_st = stypes[0] + stypes[1] + stypes[2], stypes[3], stypes[4]
         slots = [None] * (2 * n_out + n_args)
         for i, a in zip(self.deps, inputs):
-            slots[i] = _wrap_nd(a)
+            slots[i] = _view(a, slot_st[i])
         slots = [s if s is not None else _undeclared(self.name, self._slot_label(i)) for i, s in enumerate(slots)]
-        aux = [_wrap_nd(a, role=(self.name, f"auxiliary state '{n}'")) for a, n in zip(inputs[n_deps:], self.aux)]
+        aux = [_view(a, st, (self.name, f"auxiliary state '{n}'")) for a, n, st in zip(inputs[n_deps:], self.aux,
+                                                                                      aux_st)]
         in_grad = []
-        for o, name in zip(outputs, self.args):
+        for o, name, st in zip(outputs, self.args, igrad_st):
             o.fill(0)                    # an argument whose gradient backward leaves alone gets zeros
-            in_grad.append(_wrap_nd(o, role=(self.name, f"the gradient of '{name}'")))
+            in_grad.append(_view(o, st, (self.name, f"the gradient of '{name}'"), sink=True))
         req = list(attrs_req) if attrs_req is not None else list(req)
         self._call_user(operator, "backward", req, slots[:n_out], slots[n_out:n_out + n_args],
                         slots[n_out + n_args:], in_grad, aux)
@@ -279,9 +321,40 @@ class _OpType:
         bwd_attrs = {"in_shapes": tuple(t._data.shape for t in inputs),
                      "in_dtypes": tuple(t._data.dtype.str for t in inputs),
                      "req": tuple(_grad_req(t) for t in inputs[:n_args])}
+        if attrs.get("stypes") is not None:
+            bwd_attrs["stypes"] = self._backward_stypes(attrs["stypes"], inputs)
         grads = _dispatch.call(self.backward_op, bwd_inputs, bwd_attrs)
         grads = list(grads) if isinstance(grads, tuple) else [grads]
         return grads + [None] * len(self.aux)          # auxiliary states get no gradient
+
+
+def _view(array, stype, role=None, sink=False):
+    """The NDArray a CustomOp sees for one of its arrays: dense, or sparse in storage type ``stype``.
+
+    ``sink``: the array is one the op writes (an output or a gradient); a sparse view then
+    writes its dense values through to ``array``, the buffer the dispatcher returns.
+    """
+    if stype in (None, "default"):
+        return _wrap_nd(array, role=role)
+    from . import _sparse
+    view = _sparse.sparse_like(np.zeros_like(array) if sink else array, stype, sink=array if sink else None)
+    view._role = role
+    return view
+
+
+def _stypes_of(tensors):
+    return tuple(getattr(x, "stype", "default") for x in tensors)
+
+
+def run_forward_op(t, tensors):
+    """Call op type ``t``'s forward on ``tensors``; results in the storage types ``infer_storage_type`` gives."""
+    stypes = t.forward_stypes(_stypes_of(tensors))
+    result = _dispatch.call(t.forward_op, tensors, {"stypes": stypes} if stypes is not None else {})
+    result = list(result) if isinstance(result, tuple) else [result]
+    if stypes is not None:
+        from . import _sparse
+        result = [_sparse.sparse_like(r, st) for r, st in zip(result, stypes[1])]
+    return result
 
 
 def _grad_req(t):
@@ -338,7 +411,7 @@ def custom_call(inputs, name, kwargs, out=None):
         raise TypeError(f"op '{name}': out= must be {len(t.outs)} NDArray(s) (one per output {t.outs}), "
                         f"got {out!r}")
     try:
-        result = _dispatch.call(t.forward_op, tensors, {})
+        result = run_forward_op(t, tensors)
     except _base._OpFailure as err:
         shapes = t._infer_shape({}, [x._data.shape for x in tensors])
         types = t._infer_type({}, [_dt.dtype_from_any(x._data.dtype) for x in tensors])
@@ -347,14 +420,14 @@ def custom_call(inputs, name, kwargs, out=None):
             f._fail()
         _base.defer(err, failed)
         return failed[0] if len(failed) == 1 else failed
-    result = list(result) if isinstance(result, tuple) else [result]
     if outs is None:
         res = [_as_nd(r) for r in result]
     else:
+        from ._sparse import write_into
         for o, r in zip(outs, result):
             if o.shape != r._data.shape:
                 raise ValueError(f"op '{name}': out= has shape {o.shape}, the output has shape {r._data.shape}")
-            np.copyto(o._data, r._data, casting="same_kind")
+            write_into(o, r)
             o._node, o._oidx = r._node, r._oidx
         res = outs
     return res[0] if len(res) == 1 else res

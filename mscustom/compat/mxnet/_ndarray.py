@@ -24,15 +24,15 @@ __all__ = ["NDArray", "wrap", "as_nd", "array", "STORAGE_TYPES"]
 
 STORAGE_TYPES = ("default", "csr", "row_sparse")
 _DATA_SLOT = Tensor.__dict__["_data"]            # the raw slot, readable while an array is marked failed
+SPARSE = {}                 # "tostype", "zeros": filled in by ``_sparse`` (which builds on this module)
 
 
 def check_stype(stype, where):
-    """``default`` is the one storage type here; a clear error for MXNet's sparse ones."""
-    if stype in (None, "default"):
+    """The storage type ``stype`` names (None: ``'default'``); a clear error for an unknown one."""
+    if stype is None:
         return "default"
-    if stype in ("csr", "row_sparse"):
-        raise _base.MXNetError(f"{where}: storage type {stype!r} is sparse storage, which is not supported "
-                               "(only 'default', dense storage, is); convert with .tostype('default')")
+    if stype in STORAGE_TYPES:
+        return stype
     raise ValueError(f"{where}: unknown storage type {stype!r}; expected one of {list(STORAGE_TYPES)}")
 
 
@@ -79,18 +79,22 @@ class NDArray(Tensor):
 
     @property
     def stype(self):
-        """The storage type: always ``'default'`` (dense) here."""
+        """The storage type: ``'default'`` (dense); sparse arrays are ``CSRNDArray`` / ``RowSparseNDArray``."""
         return "default"
 
     def tostype(self, stype):
-        """A copy in storage type ``stype``; only ``'default'`` exists here."""
-        check_stype(stype, "NDArray.tostype")
-        return wrap(self.asnumpy(), ctx=self._ctx)
+        """A copy in storage type ``stype`` ('default', 'csr' or 'row_sparse')."""
+        if check_stype(stype, "NDArray.tostype") == "default":
+            return wrap(self.asnumpy(), ctx=self._ctx)
+        return SPARSE["tostype"](self, stype)
 
     def attach_grad(self, grad_req="write", stype=None):
-        """Give this array a zero ``grad`` buffer and make it a gradient target."""
-        check_stype(stype, "NDArray.attach_grad")
-        _autograd.attach(self, grad_req, wrap(np.zeros_like(self._data), ctx=self._ctx))
+        """Give this array a zero ``grad`` buffer (of storage type ``stype``) and make it a gradient target."""
+        if check_stype(stype, "NDArray.attach_grad") == "default":
+            buf = wrap(np.zeros_like(self._data), ctx=self._ctx)
+        else:
+            buf = SPARSE["zeros"](stype, self.shape, ctx=self._ctx, dtype=self.dtype)
+        _autograd.attach(self, grad_req, buf)
 
     @property
     def grad(self):

@@ -32,6 +32,7 @@ import threading
 import numpy as np
 
 from ...tensor import Tensor
+from . import base as _base
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_registered"]
 
@@ -76,6 +77,14 @@ class CustomOp:
         if not isinstance(dst, Tensor):
             raise TypeError(f"op '{op_name}': assign needs an NDArray destination, got {type(dst).__name__}")
         if req == "null":
+            return
+        if getattr(dst, "stype", "default") != "default":          # a sparse output / gradient
+            shape = tuple(src.shape) if hasattr(src, "shape") else np.shape(src)
+            if shape != tuple(dst.shape) and int(np.prod(shape)) != 1:
+                raise ValueError(f"op '{op_name}': assigned an array of shape {list(shape)} to "
+                                 f"{role[1] if role else 'the destination'}, whose inferred shape is {list(dst.shape)}")
+            dst._write(src, add=req == "add")
+            dst._assigned = True
             return
         value = src._data if isinstance(src, Tensor) else np.asarray(src)
         target = dst._data
@@ -142,12 +151,25 @@ class CustomOpProp:
         return deps + list(in_data) + list(out_data)
 
     def infer_storage_type(self, in_stype):
-        """``(in_stypes, out_stypes, aux_stypes)``: ``'default'`` everywhere (the one storage type here)."""
+        """``(in_stypes, out_stypes, aux_stypes)``: dense (``'default'``) everywhere. Override it (and
+        ``infer_storage_type_backward``) for an op with ``'csr'`` / ``'row_sparse'`` arrays."""
+        for i, st in enumerate(in_stype):
+            if st != "default":
+                raise _base.MXNetError(f"{type(self).__name__}: the default infer_storage_type implementation does "
+                                       f"not allow non-default stypes: found {st!r} for in_stype[{i}]; implement "
+                                       "infer_storage_type and infer_storage_type_backward for sparse arrays")
         return (in_stype, ["default"] * len(self.list_outputs()),
                 ["default"] * len(self.list_auxiliary_states()))
 
     def infer_storage_type_backward(self, ograd_stype, in_stype, out_stype, igrad_stype, aux_stype):
-        """Storage types of the backward's arrays: ``'default'`` everywhere."""
+        """Storage types of the backward's arrays: dense (``'default'``) everywhere unless overridden."""
+        for group, label in ((ograd_stype, "ograd_stype"), (in_stype, "in_stype"), (out_stype, "out_stype"),
+                             (aux_stype, "aux_stype")):
+            for i, st in enumerate(group):
+                if st != "default":
+                    raise _base.MXNetError(f"{type(self).__name__}: the default infer_storage_type_backward "
+                                           f"implementation does not allow non-default stypes: found {st!r} for "
+                                           f"{label}[{i}]; implement infer_storage_type_backward for sparse arrays")
         return (["default"] * len(ograd_stype), ["default"] * len(in_stype), ["default"] * len(out_stype),
                 ["default"] * len(igrad_stype), ["default"] * len(aux_stype))
 

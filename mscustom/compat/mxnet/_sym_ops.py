@@ -14,6 +14,7 @@ import numpy as np
 from ... import ops as _ops
 from ...ops._math_ops import matmul_t as _matmul_t
 from . import _layers
+from . import _outputs
 from ._bridge import op_type as _custom_type
 
 __all__ = ["OPS", "Spec", "attr", "parse", "as_tuple"]
@@ -231,10 +232,8 @@ def _custom_type_rule(attrs, types):
 
 
 def _custom(attrs, ins, aux, is_train):
-    from ..._core import dispatch
-    t = _custom_t(attrs)
-    out = dispatch.call(t.forward_op, tuple(ins) + tuple(aux), {})
-    return list(out) if isinstance(out, tuple) else [out]
+    from ._bridge import run_forward_op
+    return run_forward_op(_custom_t(attrs), tuple(ins) + tuple(aux))
 
 
 # ---- elementwise and math
@@ -355,6 +354,36 @@ def _register_all():
 
 
 _register_all()
+
+
+# ---- output layers and gradient stops (``_outputs``)
+def _svm_label_shape(attrs, shapes):
+    d = shapes[0]
+    if d is None:
+        return None
+    return [list(d), list(shapes[1]) if shapes[1] is not None else [d[0]] + list(d[2:])], [list(d)], []
+
+
+def _register_outputs():
+    add = lambda n, *a, **k: OPS.__setitem__(n, Spec(n, *a, **k))      # noqa: E731
+    add("LogisticRegressionOutput", ["data", "label"],
+        lambda a, i, x, t: [_outputs.logistic_regression_output(i[0], i[1], _attr(a, "grad_scale", 1.0))],
+        _lr_shape, label="label")
+    add("MAERegressionOutput", ["data", "label"],
+        lambda a, i, x, t: [_outputs.mae_regression_output(i[0], i[1], _attr(a, "grad_scale", 1.0))],
+        _lr_shape, label="label")
+    add("SVMOutput", ["data", "label"],
+        lambda a, i, x, t: [_outputs.svm_output(i[0], i[1], _attr(a, "margin", 1.0),
+                                                _attr(a, "regularization_coefficient", 1.0),
+                                                bool(_attr(a, "use_linear", False)))],
+        _svm_label_shape, label="label")
+    add("MakeLoss", ["data"],
+        lambda a, i, x, t: [_outputs.make_loss(i[0], _attr(a, "grad_scale", 1.0), _attr(a, "valid_thresh", 0.0),
+                                               _attr(a, "normalization", "null"))], _same_shape)
+    add("BlockGrad", ["data"], lambda a, i, x, t: [_outputs.block_grad(i[0])], _same_shape)
+
+
+_register_outputs()
 
 
 attr, parse, as_tuple = _attr, _parse, _tuple

@@ -163,7 +163,9 @@ def run_backward(heads, head_grads, targets):
     for a, g in zip(targets, grads):
         if g is None or a._grad is None:
             continue
-        if a._grad_req == "add":
+        if getattr(a._grad, "stype", "default") != "default":
+            a._grad._write(g._data, add=a._grad_req == "add")       # a sparse buffer keeps its storage type
+        elif a._grad_req == "add":
             a._grad._data += g._data
         else:
             np.copyto(a._grad._data, g._data)

@@ -44,6 +44,7 @@ import os
 import numpy as np
 
 from ..._core import autodiff as _ad
+from ..._core import dispatch as _dispatch
 from ..._core.tape import STATE as _STATE
 from ...graph import GraphFunction
 from ...tensor import Tensor
@@ -110,6 +111,10 @@ class Executor:
         self._graph_forward = GraphFunction(self._captured_forward, name=name + ".forward")
         self._graph_train = GraphFunction(self._captured_train_step, name=name + ".forward_backward")
 
+    def _sparse(self):
+        return any(getattr(a, "stype", "default") != "default"
+                   for a in list(self.arg_arrays) + list(self.aux_arrays) + [g for g in self.grad_arrays if g is not None])
+
     @property
     def arg_dict(self):
         return dict(zip(self.arg_names, self.arg_arrays))
@@ -148,7 +153,7 @@ class Executor:
         """Fresh views of the argument arrays; those with a gradient become leaves of this thread's tape."""
         args, leaves = [], []
         for n, a in zip(self.arg_names, arrays):
-            view = wrap(a._data, ctx=a._ctx)
+            view = a._view() if getattr(a, "stype", "default") != "default" else wrap(a._data, ctx=a._ctx)
             req = self._grad_req.get(n, "null")
             if is_train and req != "null":
                 view._grad_req = req
@@ -190,11 +195,16 @@ class Executor:
             src = v._data if isinstance(v, Tensor) else np.asarray(v)
             if src.shape != dst.shape:
                 raise ValueError(f"Executor.forward: '{k}' has shape {dst.shape}, got {src.shape}")
+            if getattr(dst, "stype", "default") != "default":
+                dst._write(v)
+                continue
             np.copyto(dst._data, src, casting="unsafe")
         self._heads = self._leaves = self._grads = self._grad_error = self._aux_saved = None
         train = is_train and any(self._grad_req.get(n, "null") != "null" for n in self.arg_names)
         kind = "train" if train else "infer"
-        if self._execution == "replay" and kind in self._seen and (not train or self._head_grads == "ones"):
+        if self._execution == "replay" and kind in self._seen and (not train or self._head_grads == "ones") and \
+                _dispatch.PROFILER[0] is None and not self._sparse():
+            # (mx.profiler times op calls: none run in a replay; sparse arguments keep their storage eagerly)
             try:
                 return self._forward_graph(train, bool(is_train))
             except _RunEager:
@@ -338,9 +348,15 @@ class Executor:
                 continue
             if g is None:
                 if self._grad_req[n] == "write":
-                    buf._data[...] = 0
+                    if getattr(buf, "stype", "default") != "default":
+                        buf._write(0)
+                    else:
+                        buf._data[...] = 0
                 continue
             g = g._data if isinstance(g, Tensor) else g
+            if getattr(buf, "stype", "default") != "default":
+                buf._write(g, add=self._grad_req[n] == "add")          # a sparse buffer keeps its storage type
+                continue
             if self._grad_req[n] == "add":
                 buf._data += g
             else:

@@ -21,6 +21,8 @@ from ... import ops as _ops
 from ...tensor import Tensor
 from . import base as _base
 from . import random
+from . import _outputs
+from . import _sparse as sparse
 from ._bridge import custom_call
 from ._ndarray import NDArray, array, as_nd, check_stype, restore, wrap
 from ._params import load, save
@@ -34,7 +36,8 @@ __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "zeros_like", "
            "random", "broadcast_to", "broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
            "broadcast_plus", "broadcast_minus", "broadcast_maximum", "broadcast_minimum", "broadcast_power",
            "broadcast_equal", "broadcast_greater", "broadcast_lesser", "elemwise_add", "elemwise_sub",
-           "elemwise_mul", "elemwise_div", "sparse"]
+           "elemwise_mul", "elemwise_div", "sparse", "LogisticRegressionOutput", "MAERegressionOutput",
+           "SVMOutput", "MakeLoss", "BlockGrad", "stop_gradient"]
 
 
 def _t(x):
@@ -62,14 +65,16 @@ def _ctx_dtype(ctx, dtype):
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):
-    check_stype(stype, "mx.nd.empty")
+    if check_stype(stype, "mx.nd.empty") != "default":
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
     ctx, dtype = _ctx_dtype(ctx, dtype)
     return wrap(np.zeros(shape, dtype), ctx=ctx)
 
 
 def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
-    """An all-zero NDArray (float32 by default)."""
-    check_stype(stype, "mx.nd.zeros")
+    """An all-zero NDArray (float32 by default; ``stype`` 'csr' / 'row_sparse' gives a sparse one)."""
+    if check_stype(stype, "mx.nd.zeros") != "default":
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
     ctx, dtype = _ctx_dtype(ctx, dtype)
     return wrap(np.zeros(shape, dtype), ctx=ctx)
 
@@ -91,6 +96,8 @@ def arange(start, stop=None, step=1.0, repeat=1, ctx=None, dtype=None, **kwargs)
 
 
 def zeros_like(data, **kwargs):
+    if sparse.is_sparse(data):
+        return sparse.zeros_like(data)
     return as_nd(_ops.zeros_like(_t(data)))
 
 
@@ -289,11 +296,36 @@ linalg = types.SimpleNamespace(gemm=_gemm, gemm2=_gemm2, syrk=_syrk, sumlogdiag=
 linalg.__doc__ = "mx.nd.linalg basics: gemm, gemm2, syrk, sumlogdiag (built from differentiable ops)."
 
 
-# ------------------------------------------------------------ sparse (refused)
-class _Sparse(types.ModuleType):
-    def __getattr__(self, name):
-        raise _base.MXNetError(f"mx.nd.sparse.{name}: sparse storage (csr / row_sparse) is not supported here; "
-                               "only 'default' (dense) storage is")
+# ------------------------------------------------------------ sparse inputs keep their storage (zero stays zero)
+def _storage_keeping(dense_fn, sparse_fn):
+    def fn(data, *args, **kwargs):
+        if sparse.is_sparse(data) and not args and not kwargs:
+            return sparse_fn(data)
+        return dense_fn(data, *args, **kwargs)
+    fn.__name__, fn.__doc__ = dense_fn.__name__, dense_fn.__doc__
+    return fn
 
 
-sparse = _Sparse("mx.nd.sparse", "Sparse storage is not supported: every name raises MXNetError.")
+sqrt, square, abs, negative = (_storage_keeping(d, sp) for d, sp in                             # noqa: A001
+                               ((sqrt, sparse.sqrt), (square, sparse.square), (abs, sparse.abs),
+                                (negative, sparse.negative)))
+
+
+# ------------------------------------------------------------ output layers and gradient stops
+def _output_layer(fn, name):
+    def layer(data, *args, out=None, name=None, **kwargs):
+        res = as_nd(fn(_t(data), *(_t(a) for a in args), **kwargs))
+        if out is not None:
+            np.copyto(out._data, res._data, casting="same_kind")
+            return out
+        return res
+    layer.__name__ = name
+    layer.__doc__ = fn.__doc__
+    return layer
+
+
+LogisticRegressionOutput = _output_layer(_outputs.logistic_regression_output, "LogisticRegressionOutput")
+MAERegressionOutput = _output_layer(_outputs.mae_regression_output, "MAERegressionOutput")
+SVMOutput = _output_layer(_outputs.svm_output, "SVMOutput")
+MakeLoss = _output_layer(_outputs.make_loss, "MakeLoss")
+BlockGrad = stop_gradient = _output_layer(_outputs.block_grad, "BlockGrad")

@@ -40,7 +40,8 @@ __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "FullyConn
            "exp", "log", "sqrt", "square", "abs", "relu", "sigmoid", "tanh", "softmax", "log_softmax",
            "negative", "sum", "mean", "dot", "reshape", "transpose", "broadcast_add", "broadcast_sub",
            "broadcast_mul", "broadcast_div", "elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div",
-           "maximum", "minimum"]
+           "maximum", "minimum", "LogisticRegressionOutput", "MAERegressionOutput", "SVMOutput", "MakeLoss",
+           "BlockGrad", "stop_gradient"]
 
 _COUNTER = itertools.count()
 _NAMES = {}
@@ -274,9 +275,10 @@ class Symbol:
     def simple_bind(self, ctx=None, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
         """Allocate every argument, gradient and auxiliary array from the given input shapes and bind."""
+        from ._ndarray import check_stype
+        stypes = {n.name: n.attrs["__storage_type__"] for n in self._variables()[0] if "__storage_type__" in n.attrs}
         for k, st in (stype_dict or {}).items():
-            from ._ndarray import check_stype
-            check_stype(st, f"simple_bind ('{k}')")
+            stypes[k] = check_stype(st, f"simple_bind ('{k}')")
         arg_shapes, _, aux_shapes = self.infer_shape(**kwargs)
         if arg_shapes is None:
             partial, _, _ = self.infer_shape_partial(**kwargs)
@@ -285,9 +287,10 @@ class Symbol:
                                    f"arguments (e.g. {missing[0]}=(batch, ...))")
         arg_types, _, aux_types = self.infer_type(**(type_dict or {}))
         names = self.list_arguments()
-        args = [wrap(np.zeros(s, t), ctx=ctx) for s, t in zip(arg_shapes, arg_types)]
+        from ._sparse import zeros as _zeros                # stype 'default' gives a dense array
+        args = [_zeros(stypes.get(n, "default"), s, ctx=ctx, dtype=t) for n, s, t in zip(names, arg_shapes, arg_types)]
         reqs = _grad_reqs(grad_req, names)
-        grads = [wrap(np.zeros(s, t), ctx=ctx) if reqs[n] != "null" else None
+        grads = [_zeros(stypes.get(n, "default"), s, ctx=ctx, dtype=t) if reqs[n] != "null" else None
                  for n, s, t in zip(names, arg_shapes, arg_types)]
         aux = [wrap(np.zeros(s, t), ctx=ctx) for s, t in zip(aux_shapes, aux_types)]
         return Executor(self, ctx or current_context(), args, grads, reqs, aux)
@@ -385,8 +388,10 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     if not isinstance(name, str):
         raise TypeError(f"Variable: name must be a string, got {name!r}")
     from ._ndarray import check_stype
-    check_stype(stype, f"Variable '{name}'")
+    stype = check_stype(stype, f"Variable '{name}'")
     attrs = dict(attr or {})
+    if stype != "default":
+        attrs["__storage_type__"] = stype
     if shape is not None:
         attrs["__shape__"] = str(tuple(shape))
     if dtype is not None:
@@ -463,6 +468,14 @@ for _n in ("exp", "log", "sqrt", "square", "abs", "relu", "sigmoid", "tanh", "ne
            "elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div"):
     globals()[_n] = _layer(_n, f"Elementwise / reduction ``{_n}`` on symbols.")
 reshape = Reshape
+LogisticRegressionOutput = _layer("LogisticRegressionOutput",
+                                  "Sigmoid forward; ``(p - label) * grad_scale / num_output`` backward.")
+MAERegressionOutput = _layer("MAERegressionOutput", "Identity forward; L1 loss gradient backward.")
+SVMOutput = _layer("SVMOutput", "Identity forward; hinge loss gradient (``margin``, ``regularization_coefficient``, "
+                                "``use_linear``) backward; ``label`` is one class per row.")
+MakeLoss = _layer("MakeLoss", "Identity forward; ``grad_scale`` backward (``normalization``: null / batch / valid).")
+BlockGrad = _layer("BlockGrad", "Identity forward; no gradient.")
+stop_gradient = BlockGrad
 maximum = _layer("_Maximum", "Elementwise maximum.")
 minimum = _layer("_Minimum", "Elementwise minimum.")
 

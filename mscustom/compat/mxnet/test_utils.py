@@ -76,9 +76,13 @@ def rand_shape_nd(num_dim, dim=10):
     return tuple(np.random.randint(1, dim + 1, size=num_dim))
 
 
-def rand_ndarray(shape, stype="default", density=None, dtype=None, ctx=None):
+def rand_ndarray(shape, stype="default", density=None, dtype=None, ctx=None, **kwargs):
+    """A random array; ``stype`` 'csr' / 'row_sparse' gives a sparse one whose entries (csr) or rows
+    (row_sparse) are stored with probability ``density`` (random when None), values in [0, 1) as MXNet's."""
     from ._ndarray import check_stype
-    check_stype(stype, "rand_ndarray")
+    if check_stype(stype, "rand_ndarray") != "default":
+        from ._sparse import rand_sparse
+        return rand_sparse(shape, stype, density, dtype, ctx)
     return wrap(np.random.uniform(-1, 1, shape).astype(dtype or np.float32), ctx=ctx)
 
 

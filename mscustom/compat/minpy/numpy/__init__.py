@@ -28,67 +28,136 @@ _DIFFERENTIABLE = ("add", "subtract", "multiply", "divide", "true_divide", "nega
 
 
 def _t(x):
+    """A Tensor for ``x``; a Python number becomes a 0-d array of NumPy's type (float64 for floats)."""
     if isinstance(x, Tensor):
         return x
-    return Tensor._wrap(_np.asarray(x)) if not _np.isscalar(x) else x
+    return Tensor._wrap(_np.asarray(x))
 
 
 def _pair(a, b):
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        a = _t(a)
-    return a, b
+    """Two operands; a Python number next to a Tensor takes its dtype (as NumPy does for float arrays)."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return a, b
+    return _t(a), _t(b)
 
 
-add = lambda a, b: _F.add(*_pair(a, b))                  # noqa: E731
-subtract = lambda a, b: _F.sub(*_pair(a, b))             # noqa: E731
-multiply = lambda a, b: _F.mul(*_pair(a, b))             # noqa: E731
-divide = true_divide = lambda a, b: _F.div(*_pair(a, b))  # noqa: E731
-power = lambda a, b: _F.pow(*_pair(a, b))                # noqa: E731
-maximum = lambda a, b: _F.maximum(*_pair(a, b))          # noqa: E731
-minimum = lambda a, b: _F.minimum(*_pair(a, b))          # noqa: E731
-negative = lambda x: _F.neg(_t(x))                       # noqa: E731
-exp = lambda x: _F.exp(_t(x))                            # noqa: E731
-log = lambda x: _F.log(_t(x))                            # noqa: E731
-sqrt = lambda x: _F.sqrt(_t(x))                          # noqa: E731
-square = lambda x: _F.square(_t(x))                      # noqa: E731
-abs = absolute = lambda x: _F.abs(_t(x))                 # noqa: E731,A001
-tanh = lambda x: _F.tanh(_t(x))                          # noqa: E731
-sign = lambda x: _F.sign(_t(x))                          # noqa: E731
+def _cast(x, dtype):
+    if dtype is None or not isinstance(x, Tensor) or x._data.dtype == _np.dtype(dtype):
+        return x
+    return _F.cast(x, _np.dtype(dtype))
 
 
-def dot(a, b):
-    """Matrix product (1-D / 2-D, and N-D x 2-D over the last axis), taped."""
+def _write_out(name, result, out):
+    """NumPy's ``out=``: the result written into ``out`` (a minpy array or a NumPy array), which is returned.
+
+    A minpy ``out`` also takes the result's place on the tape, so a gradient flows through it.
+    """
+    if out is None:
+        return result
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise TypeError(f"minpy.numpy.{name}: out= must be one array, got a tuple of {len(out)}")
+        out = out[0]
+    target = out._data if isinstance(out, Tensor) else out
+    if not isinstance(target, _np.ndarray):
+        raise TypeError(f"minpy.numpy.{name}: out= must be an array, got {type(out).__name__}")
+    value = result._data
+    if target.shape != value.shape:
+        raise ValueError(f"minpy.numpy.{name}: out= has shape {target.shape}, the result has shape {value.shape}")
+    try:
+        _np.copyto(target, value, casting="same_kind")
+    except TypeError:
+        raise TypeError(f"minpy.numpy.{name}: cannot write the {value.dtype} result into out= of dtype "
+                        f"{target.dtype} (casting rule 'same_kind')") from None
+    if isinstance(out, Tensor):
+        out._node, out._oidx = result._node, result._oidx
+    return out
+
+
+def _check_kwargs(name, kwargs):
+    if kwargs:
+        raise TypeError(f"minpy.numpy.{name}: unsupported keyword argument(s) {sorted(kwargs)}; this function "
+                        "takes out= and dtype= (reductions also axis= and keepdims=)")
+
+
+def _unary(name, fn):
+    def ufunc(x, out=None, dtype=None, **kwargs):
+        _check_kwargs(name, kwargs)
+        return _write_out(name, fn(_cast(_t(x), dtype)), out)
+    ufunc.__name__ = name
+    ufunc.__doc__ = f"NumPy's ``{name}``, taped (``out=``, ``dtype=`` as in NumPy)."
+    return ufunc
+
+
+def _binary(name, fn):
+    def ufunc(a, b, out=None, dtype=None, **kwargs):
+        _check_kwargs(name, kwargs)
+        a, b = _pair(a, b)
+        if dtype is not None:
+            a, b = _cast(_t(a), dtype), _cast(_t(b), dtype)
+        return _write_out(name, fn(a, b), out)
+    ufunc.__name__ = name
+    ufunc.__doc__ = f"NumPy's ``{name}``, taped (``out=``, ``dtype=`` as in NumPy)."
+    return ufunc
+
+
+add = _binary("add", _F.add)
+subtract = _binary("subtract", _F.sub)
+multiply = _binary("multiply", _F.mul)
+divide = true_divide = _binary("divide", _F.div)
+power = _binary("power", _F.pow)
+maximum = _binary("maximum", _F.maximum)
+minimum = _binary("minimum", _F.minimum)
+negative = _unary("negative", _F.neg)
+exp = _unary("exp", _F.exp)
+log = _unary("log", _F.log)
+sqrt = _unary("sqrt", _F.sqrt)
+square = _unary("square", _F.square)
+abs = absolute = _unary("absolute", _F.abs)              # noqa: A001
+tanh = _unary("tanh", _F.tanh)
+sign = _unary("sign", _F.sign)
+
+
+def dot(a, b, out=None):
+    """Matrix product (1-D / 2-D, and N-D x 2-D over the last axis), taped; ``out=`` as in NumPy."""
     a, b = _t(a), _t(b)
     if a.ndim > 2 and b.ndim <= 2:
         lead = a._data.shape[:-1]
         r = _F.matmul(_F.reshape(a, (-1, a._data.shape[-1])), b)
-        return _F.reshape(r, lead + r._data.shape[1:])
-    return _F.matmul(a, b)
+        return _write_out("dot", _F.reshape(r, lead + r._data.shape[1:]), out)
+    return _write_out("dot", _F.matmul(a, b), out)
 
 
-matmul = dot
+def matmul(a, b, out=None, **kwargs):
+    _check_kwargs("matmul", kwargs)
+    return dot(a, b, out=out)
 
 
 def _axis(axis):
     return tuple(axis) if isinstance(axis, list) else axis
 
 
-def sum(a, axis=None, keepdims=False, **kwargs):        # noqa: A001
-    return _F.reduce_sum(_t(a), _axis(axis), keepdims)
+def _reduction(name, fn, with_dtype):
+    def reduce(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        _check_kwargs(name, kwargs)
+        x = _t(a)
+        if with_dtype:
+            if dtype is None and name == "mean" and x._data.dtype.kind in "biu":
+                dtype = _np.float64                  # NumPy's mean of integers is float64
+            x = _cast(x, dtype)
+        elif dtype is not None:
+            raise TypeError(f"minpy.numpy.{name}: no dtype= (NumPy's {name} takes none)")
+        return _write_out(name, fn(x, _axis(axis), bool(keepdims)), out)
+    reduce.__name__ = name
+    reduce.__doc__ = (f"NumPy's ``{name}``, taped: ``axis``, " + ("``dtype``, " if with_dtype else "") +
+                      "``out``, ``keepdims`` as in NumPy.")
+    return reduce
 
 
-def mean(a, axis=None, keepdims=False, **kwargs):
-    return _F.reduce_mean(_t(a), _axis(axis), keepdims)
-
-
-def max(a, axis=None, keepdims=False, **kwargs):        # noqa: A001
-    return _F.reduce_max(_t(a), _axis(axis), keepdims)
-
-
-def min(a, axis=None, keepdims=False, **kwargs):        # noqa: A001
-    return _F.reduce_min(_t(a), _axis(axis), keepdims)
-
-
+sum = _reduction("sum", _F.reduce_sum, True)            # noqa: A001
+mean = _reduction("mean", _F.reduce_mean, True)
+max = _reduction("max", _F.reduce_max, False)            # noqa: A001
+min = _reduction("min", _F.reduce_min, False)            # noqa: A001
 amax, amin = max, min
 
 
@@ -104,12 +173,12 @@ def expand_dims(a, axis):
     return _F.expand_dims(_t(a), axis)
 
 
-def concatenate(arrays, axis=0):
-    return _F.concat([_t(a) for a in arrays], axis=axis)
+def concatenate(arrays, axis=0, out=None, dtype=None):
+    return _write_out("concatenate", _F.concat([_cast(_t(a), dtype) for a in arrays], axis=axis), out)
 
 
-def stack(arrays, axis=0):
-    return _F.stack([_t(a) for a in arrays], axis=axis)
+def stack(arrays, axis=0, out=None, dtype=None):
+    return _write_out("stack", _F.stack([_cast(_t(a), dtype) for a in arrays], axis=axis), out)
 
 
 def append(arr, values, axis=None):
