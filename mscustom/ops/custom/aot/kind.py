@@ -51,6 +51,15 @@ def _source_digest(func):
         return None
 
 
+class PinnedFunc(str):
+    """An aot ``func`` string (``"path:Func"``) with the kernel opened for it when the op was made."""
+
+    def __new__(cls, func, opened):
+        self = super().__new__(cls, func)
+        self.opened = opened
+        return self
+
+
 class AotKind:
     """``func_type="aot"``: a symbol of a compiled library (or of a source built on demand)."""
 
@@ -64,6 +73,8 @@ class AotKind:
         self._lock = threading.Lock()
 
     def _open(self, func, op_name):
+        if isinstance(func, PinnedFunc):        # what the op opened when it was made
+            return func.opened
         # a source is keyed by its bytes too: an edited source builds and loads anew, as the build
         # cache itself is keyed by content
         key = (func, os.getcwd(), _source_digest(func))
@@ -76,9 +87,9 @@ class AotKind:
         return found
 
     def check(self, func, op_name, options):
-        """Open the library and find the symbol now, so a wrong path or name fails when the op is made."""
-        self._open(func, op_name)
-        return func
+        """Open the library and find the symbol now, so a wrong path or name fails when the op is made;
+        the op keeps what was opened (a source edited later does not change an op made before)."""
+        return PinnedFunc(func, self._open(func, op_name))
 
     def infer_shape_rule(self, func, *, op_name):
         """The shape rule from the library's ``<Func>InferShape`` (see the module function)."""
@@ -138,7 +149,7 @@ def infer_shape_rule(func, *, op_name):
     single-output form (``std::vector<int64_t>``) is called for one output,
     the vector-of-vectors form for several.
     """
-    opened = open_kernel(func, op_name)
+    opened = func.opened if isinstance(func, PinnedFunc) else open_kernel(func, op_name)
     if opened.infer_addr is None:
         raise ValueError(f"op '{op_name}': out_shape is None, so the output shape must come from "
                          f"'{opened.symbol}InferShape' (extern \"C\" std::vector<int64_t> "
