@@ -7,7 +7,8 @@
 ``mx.optimizer``, ``mx.model`` checkpoints, ``mx.test_utils``, ``mx.random``,
 ``mx.base.MXNetError`` and contexts (``mx.cpu()``, ``mx.gpu()``). Every op
 runs on mscustom's operator core and is differentiated by its one tape.
-Not here: Gluon, kvstore beyond one process, sparse storage, several devices.
+``mx.gluon`` (Blocks, layers, losses, Trainer, DataLoader).
+Not here: kvstore beyond one process, sparse storage, several devices.
 
 Example::
 
@@ -34,6 +35,7 @@ from . import model
 from . import callback
 from . import module
 from . import test_utils
+from . import gluon
 from .base import MXNetError
 from .context import Context, cpu, gpu, current_context, num_gpus
 from ._ndarray import NDArray
@@ -47,4 +49,4 @@ device = context
 
 __all__ = ["base", "context", "autograd", "random", "ndarray", "nd", "operator", "symbol", "sym", "executor",
            "initializer", "init", "optimizer", "io", "metric", "model", "callback", "module", "mod",
-           "test_utils", "MXNetError", "Context", "cpu", "gpu", "current_context", "num_gpus", "NDArray"]
+           "test_utils", "MXNetError", "Context", "cpu", "gpu", "current_context", "num_gpus", "NDArray", "gluon"]

@@ -156,3 +156,8 @@ class NDArrayIter(DataIter):
 
     def getpad(self):
         return max(0, self.cursor + self.batch_size - self.num_data) if self.last_batch_handle == "pad" else 0
+
+
+from ._mnist import MNISTIter  # noqa: E402  (reads MNIST files already on disk)
+
+__all__ += ["MNISTIter"]

@@ -195,6 +195,8 @@ def _reducer(fn):
         if exclude:
             drop = {a % x.ndim for a in (ax if isinstance(ax, tuple) else (ax,))}
             ax = tuple(a for a in range(x.ndim) if a not in drop)
+            if not ax:                                  # every axis excluded: nothing to reduce (as MXNet)
+                return as_nd(_ops.mul(x, 1))
         return as_nd(fn(x, ax, keepdims))
     reduce.__name__ = fn.__name__
     return reduce
@@ -297,3 +299,11 @@ class _Sparse(types.ModuleType):
 
 
 sparse = _Sparse("mx.nd.sparse", "Sparse storage is not supported: every name raises MXNetError.")
+
+
+# ------------------------------------------------------------ layer operators (what Gluon's F.<op> calls)
+from ._nd_layers import BatchNorm, Activation, Convolution, Dropout, FullyConnected, Pooling, identity, pick  # noqa: E402
+
+uniform, normal = random.uniform, random.normal
+__all__ += ["FullyConnected", "Activation", "Convolution", "Pooling", "Dropout", "BatchNorm", "pick", "identity",
+            "uniform", "normal"]
