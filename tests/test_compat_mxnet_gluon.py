@@ -417,6 +417,8 @@ def test_cnn_conv_batchnorm_pool_dense_adam_matches_mxnet(hybrid):
     _close(net[1].running_var.data(), CNN_RUNNING[1], rtol=1e-5)
     if hybrid:
         assert net._graph.stats["replayed"] >= 1
+        assert net._cached.disabled is None                # training steps: forward and backward replayed
+        assert net._cached.stats["backward"]["replayed"] == 3 and net._cached.stats["forward"]["replayed"] == 3
 
 
 # ------------------------------------------------------------------ the custom-op tutorial's dense layer
@@ -444,6 +446,8 @@ def test_tutorial_custom_dense_trains_as_in_mxnet():
     assert losses[-1] < losses[0]
     hybrid, hnet = tut.train(tut.HybridCustomDense, steps=8, hybridize=True)
     _close(hybrid, TUTORIAL_LOSSES, rtol=5e-6)
+    assert hnet._cached.stats == {"forward": {"recorded": 1, "replayed": 7, "eager": 0},
+                                  "backward": {"recorded": 1, "replayed": 7, "eager": 0}}
     losses, _ = tut.train(steps=6, lr=0.1, batch_size=5)
     _close(losses, [1.5068933963775635, 1.874595284461975, 1.417849063873291, 1.1709978580474854,
                     1.3664076328277588, 1.1697546243667603], rtol=5e-6)
@@ -472,3 +476,96 @@ def test_save_and_load_parameters_use_structural_names():
     finally:
         if os.path.exists(path):
             os.remove(path)
+
+
+# ------------------------------------------------------------------ hybridized training: one taped node, two replays
+def _dropout_net(hybrid):
+    import mscustom as ms
+    mx.random.seed(3)
+    ms.set_seed(3)
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(16, activation="relu"), gluon.nn.Dropout(0.4), gluon.nn.BatchNorm(),
+            gluon.nn.Dense(3))
+    net.initialize(mx.init.Xavier())
+    x = nd.array(np.random.RandomState(0).normal(size=(8, 5)))
+    y = nd.array(np.arange(8) % 3)
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(net.collect_params(), "adam", {"learning_rate": 0.05})
+    losses = []
+    for i in range(5):
+        if i == 1 and hybrid:
+            net.hybridize()
+            loss_fn.hybridize()
+        with autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(8)
+        losses.append(loss.asnumpy())
+    return net, losses
+
+
+def test_hybridized_training_equals_op_by_op_with_dropout_and_batchnorm():
+    eager, want = _dropout_net(False)
+    net, got = _dropout_net(True)
+    np.testing.assert_allclose(np.array(got), np.array(want), rtol=1e-6, atol=1e-7)   # same masks, same steps
+    np.testing.assert_allclose(net[2].running_var.data().asnumpy(), eager[2].running_var.data().asnumpy(),
+                               rtol=1e-6)
+    assert net._cached.stats["backward"]["replayed"] == 3 and net._cached.disabled is None
+
+
+def test_hybridized_dropout_gradient_uses_the_mask_of_its_own_forward():
+    d = gluon.nn.Dropout(0.5)
+    d.hybridize()
+    for _ in range(4):
+        x = nd.ones((40,))
+        x.attach_grad()
+        with autograd.record():
+            z = d(x)
+        z.backward()
+        assert np.array_equal(z.asnumpy(), x.grad.asnumpy())       # d(sum z)/dx = mask / (1 - p) = z here
+    assert d._cached.stats["backward"]["replayed"] == 3
+
+
+def test_hybridized_block_called_twice_before_one_backward():
+    def run(hybrid):
+        net = gluon.nn.Dense(2, in_units=3)
+        net.initialize()
+        net.weight.set_data(nd.array(W0))
+        if hybrid:
+            net.hybridize()
+        for _ in range(2):
+            a, b = nd.array(X4[:2]), nd.array(X4[2:])
+            with autograd.record():
+                loss = (net(a) * net(b)).sum() + net(a).sum()
+            loss.backward()
+        return net.weight.grad().asnumpy(), net.bias.grad().asnumpy(), net
+    we, be, _ = run(False)
+    wh, bh, net = run(True)
+    np.testing.assert_allclose(wh, we, rtol=1e-6)
+    np.testing.assert_allclose(bh, be, rtol=1e-6)
+    assert net._cached.stats["backward"]["replayed"] >= 3
+
+
+def test_hybridized_block_whose_python_reads_values_runs_on_the_tape():
+    class SignGate(gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x * 2 if x.sum().asscalar() > 0 else x * 3
+
+    from mscustom.graph import GraphFallbackWarning
+
+    blk = SignGate()
+    blk.hybridize()
+    for sign, factor in ((1, 2.0), (-1, 3.0), (1, 2.0), (-1, 3.0)):
+        x = nd.array([sign * 1.0, 0.5])
+        x.attach_grad()
+        if blk._cached is None:
+            with pytest.warns(GraphFallbackWarning, match="a traced tensor's value was read into Python"):
+                with autograd.record():
+                    y = blk(x)
+        else:
+            with autograd.record():
+                y = blk(x)
+        y.backward()
+        assert x.grad.asnumpy().tolist() == [factor, factor]
+        assert y.asnumpy().tolist() == [sign * factor, 0.5 * factor]
+    assert "cannot be replayed faithfully" in blk._cached.disabled

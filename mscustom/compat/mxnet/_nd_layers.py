@@ -182,16 +182,48 @@ def BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9
 
 
 # ------------------------------------------------------------------ pick
+def _pick_index(attrs, x, index):
+    axis, n = attrs["axis"], x.shape[attrs["axis"]]
+    idx = index.astype(np.int64)
+    idx = np.clip(idx, 0, n - 1) if attrs["mode"] == "clip" else np.mod(idx, n)
+    return np.expand_dims(idx.reshape(tuple(d for i, d in enumerate(x.shape) if i != axis)), axis)
+
+
+def _pick_compute(attrs, ins):
+    x, index = ins
+    out = np.take_along_axis(x, _pick_index(attrs, x, index), attrs["axis"])
+    return out if attrs["keepdims"] else np.squeeze(out, attrs["axis"])
+
+
+def _pick_grad_compute(attrs, ins):
+    x, index, dy = ins
+    dx = np.zeros_like(x)
+    idx = _pick_index(attrs, x, index)
+    np.put_along_axis(dx, idx, dy.reshape(idx.shape), attrs["axis"])
+    return dx
+
+
+def _pick_shape(attrs, shapes):
+    x, index = shapes
+    axis = attrs["axis"]
+    rest = [d for i, d in enumerate(x) if i != axis]
+    if int(np.prod(index)) != int(np.prod(rest)):
+        raise ValueError(f"op 'pick': index of shape {list(index)} does not match data {list(x)} without axis {axis}")
+    return shapes, [[1 if i == axis else d for i, d in enumerate(x)] if attrs["keepdims"] else rest]
+
+
+_PICK_GRAD = defop("mx_pick_grad", 3, _pick_grad_compute, lambda a, sh: (sh, [list(sh[0])]),
+                   lambda a, t: (t, [t[0]]), doc="gradient of pick: dy scattered at the picked positions")
+_PICK = defop("mx_pick", 2, _pick_compute, _pick_shape, lambda a, t: (t, [t[0]]),
+              lambda ins, outs, g, a: [call(_PICK_GRAD, (ins[0], ins[1], g[0]), a), None],
+              doc="elements of data at index along axis", arg_names=("data", "index"))
+
+
 def pick(data, index, axis=-1, keepdims=False, mode="clip", **kwargs):
     """``data`` at ``index`` along ``axis`` (indices clipped into range, or wrapped with ``mode='wrap'``)."""
     kwargs.pop("name", None)
     x = _tensor(data, "pick", "data")
     if mode not in ("clip", "wrap"):
         raise ValueError(f"mx.nd.pick: mode must be 'clip' or 'wrap', got {mode!r}")
-    axis = int(axis) % x.ndim
-    idx = np.asarray(index._data if isinstance(index, Tensor) else index)
-    n = x.shape[axis]
-    idx = np.clip(idx, 0, n - 1) if mode == "clip" else np.mod(idx, n)
-    idx = idx.astype(np.int64).reshape(tuple(d for i, d in enumerate(x.shape) if i != axis))
-    onehot = np.moveaxis(np.eye(n, dtype=x._data.dtype)[idx], -1, axis)
-    return as_nd(_ops.reduce_sum(x * Tensor(onehot), axis, keepdims))
+    return as_nd(call(_PICK, (x, _tensor(index, "pick", "index")),
+                      {"axis": int(axis) % x.ndim, "keepdims": bool(keepdims), "mode": mode}))

@@ -30,12 +30,14 @@ import collections
 import re
 import threading
 
+from ...._core.tape import STATE as _STATE
 from ....graph import GraphFunction
 from ....tensor import Tensor
 from .. import autograd as _autograd
 from .. import ndarray as _nd
 from .. import symbol as _sym
 from .._params import load as _nd_load, save as _nd_save
+from ._cached import CachedGraph
 from .parameter import DeferredInitializationError, Parameter, ParameterDict, _assign_loaded
 
 __all__ = ["Block", "HybridBlock"]
@@ -230,12 +232,13 @@ class HybridBlock(Block):
     def __init__(self, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
         self._active = False
-        self._graph = None
+        self._graph = None          # inference: GraphFunction of the forward
+        self._cached = None         # under autograd.record(): forward and backward records (_cached.py)
 
     def hybridize(self, active=True, static_alloc=False, static_shape=False, **kwargs):
         """Run later NDArray calls outside ``autograd.record()`` through graph-mode capture and replay."""
         self._active = bool(active)
-        self._graph = None
+        self._graph = self._cached = None
         super().hybridize(active, **kwargs)
 
     def infer_shape(self, *args):
@@ -266,6 +269,12 @@ class HybridBlock(Block):
             if self._graph is None:
                 self._graph = GraphFunction(self._replayable, name=f"{type(self).__name__}({self.name}).forward")
             return self._graph(bool(_autograd.is_training()), x, *args)
+        if self._active and _STATE.capture is None and all(isinstance(a, Tensor) for a in args):
+            if self._cached is None:
+                self._cached = CachedGraph(self)
+            out = self._cached(bool(_autograd.is_training()), (x,) + args)
+            if out is not None:
+                return out
         return self.hybrid_forward(_nd, x, *args, **params)
 
     def _replayable(self, training, x, *args):
