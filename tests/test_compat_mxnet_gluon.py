@@ -569,3 +569,33 @@ def test_hybridized_block_whose_python_reads_values_runs_on_the_tape():
         assert x.grad.asnumpy().tolist() == [factor, factor]
         assert y.asnumpy().tolist() == [sign * factor, 0.5 * factor]
     assert "cannot be replayed faithfully" in blk._cached.disabled
+
+
+def test_deferred_shapes_of_a_user_block_come_from_its_symbol_graph():
+    class MyDense(gluon.HybridBlock):
+        def __init__(self, units, **kw):
+            super().__init__(**kw)
+            self.units = units
+            self.weight = self.params.get("weight", shape=(units, 0), allow_deferred_init=True)
+            self.bias = self.params.get("bias", shape=(units,), init="zeros")
+
+        def hybrid_forward(self, F, x, weight, bias):
+            return F.FullyConnected(x, weight, bias, num_hidden=self.units)
+
+    b = MyDense(3, prefix="my_")
+    b.initialize()
+    assert b(nd.ones((2, 5))).shape == (2, 3) and b.weight.shape == (3, 5)      # as MXNet 1.9.1
+
+    class Bad(gluon.HybridBlock):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            self.w = self.params.get("w", shape=(0,), allow_deferred_init=True)
+
+        def hybrid_forward(self, F, x, w):
+            return F.broadcast_mul(x, w)
+
+    c = Bad(prefix="bad_")
+    c.initialize()
+    with pytest.raises(ValueError, match="Deferred initialization failed because shape cannot be inferred.*"
+                                         "\n\tbad_w: \\(0,\\)"):
+        c(nd.ones((2, 5)))

@@ -242,12 +242,37 @@ class HybridBlock(Block):
         super().hybridize(active, **kwargs)
 
     def infer_shape(self, *args):
-        """Complete the deferred shapes of this block's own Parameters from its inputs (layers override)."""
-        pending = [p.name for p in self._reg_params.values() if p._data is None and p._deferred is not None]
-        if pending:
-            raise DeferredInitializationError(
-                f"{type(self).__name__} '{self.name}': cannot infer the shapes of {pending} from its inputs; give "
-                "them full shapes (or define infer_shape(self, *args) setting param.shape)")
+        """Complete the deferred shapes of this block's own Parameters from its inputs.
+
+        As MXNet: ``hybrid_forward`` is run on symbols (``F = mx.sym``) and the
+        graph's shape inference gives the Parameters' shapes. Built-in layers
+        override this with their own rule.
+        """
+        pending = [p for p in self._reg_params.values() if p._data is None and p._deferred is not None]
+        if not pending:
+            return
+        names = [f"data{i}" for i in range(len(args))]
+        try:
+            out = self.hybrid_forward(_sym, *[_sym.var(n) for n in names],
+                                      **{k: v.var() for k, v in self._reg_params.items()})
+            out = _sym.Group(list(out)) if isinstance(out, (list, tuple)) else out
+            arg_shapes, _, aux_shapes = out.infer_shape_partial(**{n: a.shape for n, a in zip(names, args)})
+            found = dict(zip(out.list_arguments(), arg_shapes))
+            found.update(zip(out.list_auxiliary_states(), aux_shapes))
+        except Exception as exc:                      # noqa: BLE001  (an op with no symbol form, a bad graph)
+            found, why = {}, f" (building its graph failed: {type(exc).__name__}: {exc})"
+        else:
+            why = ""
+        for p in pending:
+            shape = found.get(p.name)
+            if shape and all(int(d) > 0 for d in shape):
+                p.shape = shape
+        missing = [p for p in pending if not all(int(d) > 0 for d in (p.shape or ()))]
+        if missing:
+            listed = "".join(f"\n\t{p.name}: {tuple(p.shape or ())}" for p in missing)
+            raise ValueError(f"Deferred initialization failed because shape cannot be inferred{why}. Cannot decide "
+                             f"shape for the following arguments of {type(self).__name__} '{self.name}' (0s in "
+                             f"shape means unknown dimensions). Consider providing them as input:{listed}")
 
     def _param_arrays(self, args):
         try:

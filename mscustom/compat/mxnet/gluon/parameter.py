@@ -26,7 +26,7 @@ import numpy as np
 
 from ....tensor import Tensor
 from .. import initializer as _init
-from .._ndarray import NDArray, wrap
+from .._ndarray import NDArray
 from .._params import load as _nd_load, save as _nd_save
 from ..context import Context, current_context
 
@@ -442,6 +442,3 @@ def _assign_loaded(params, loaded, filename, ctx, allow_missing, ignore_extra):
                 p.initialize(ctx=ctx, default_init=_init.Zero())
             p.set_data(loaded[k])
 
-
-def as_array(value):
-    return value if isinstance(value, NDArray) else wrap(np.asarray(value))
