@@ -28,7 +28,6 @@ import numpy as np
 
 from ...._core import autodiff as _ad
 from ...._core import tape as _tape
-from ...._core.tape import STATE as _STATE
 from ....graph import MAX_SIGNATURES, GraphFunction
 from ....tensor import Tensor
 from .. import autograd as _autograd

@@ -9,12 +9,13 @@ Parameters are named ``prefix + name`` (``dense0_weight``).
 ``HybridBlock.forward`` calls ``hybrid_forward(F, x, *args, **params)`` with
 ``F = mx.nd`` and the Parameters' arrays (by their attribute names) for
 NDArray inputs, and with ``F = mx.sym`` and ``Parameter.var()`` for Symbol
-inputs (which gives the block's graph). After ``hybridize()``, a call outside
-``mx.autograd.record()`` runs through graph mode (``mscustom.graph.GraphFunction``):
-the first call for a signature (shapes, dtypes, training flag) records the
-kernel calls and later calls replay them (CustomOps' Python runs again at
-every replay, as in MXNet's CachedOp). Inside ``record()`` a hybridized block
-runs op by op on the tape, as graph-mode functions do under a gradient.
+inputs (which gives the block's graph). After ``hybridize()`` the block runs
+through graph mode (``mscustom.graph.GraphFunction``): the first call for a
+signature (shapes, dtypes, training flag) records the kernel calls and later
+calls replay them (CustomOps' Python runs again at every replay, as in
+MXNet's CachedOp). Outside ``mx.autograd.record()`` the forward is replayed;
+inside it the block is one node on the tape whose forward and backward are
+each replayed (``_cached.py``).
 
 Example::
 
