@@ -1,4 +1,5 @@
-"""MNIST from files already on disk: ``mx.io.MNISTIter`` and the finder behind ``test_utils.get_mnist_iterator``.
+"""MNIST from files already on disk: the IDX reader behind ``mx.io.MNISTIter`` and the finder behind
+``test_utils.get_mnist_iterator``.
 
 Nothing is downloaded here. The files are looked for where MXNet keeps them:
 ``./data/`` (what ``mx.test_utils.get_mnist_ubyte`` extracts: ``train-images-idx3-ubyte``
@@ -21,9 +22,8 @@ import struct
 import numpy as np
 
 from . import base as _base
-from .io import NDArrayIter
 
-__all__ = ["MNISTIter", "find_mnist", "read_idx"]
+__all__ = ["find_mnist", "read_idx"]
 
 FILES = {"train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
          "val": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")}
@@ -67,29 +67,3 @@ def read_idx(path):
     if data.size != int(np.prod(dims)):
         raise _base.MXNetError(f"MNISTIter: {path} holds {data.size} bytes of data for dimensions {list(dims)}")
     return data.reshape(dims)
-
-
-class MNISTIter(NDArrayIter):
-    """Batches of MNIST IDX files: ``data`` (pixels / 256) and ``softmax_label`` (float32)."""
-
-    def __init__(self, image="./train-images-idx3-ubyte", label="./train-labels-idx1-ubyte", batch_size=128,
-                 shuffle=True, flat=False, seed=0, silent=False, num_parts=1, part_index=0, input_shape=None,
-                 **kwargs):
-        images = read_idx(image)
-        labels = read_idx(label)
-        if images.ndim != 3 or labels.ndim != 1 or len(images) != len(labels):
-            raise _base.MXNetError(f"MNISTIter: {image} holds images of shape {images.shape} and {label} labels of "
-                                   f"shape {labels.shape}; expected (n, rows, cols) and (n,)")
-        if not 0 <= part_index < num_parts:
-            raise ValueError(f"MNISTIter: part_index must be in [0, {num_parts}), got {part_index}")
-        n = len(images)
-        lo, hi = n * part_index // num_parts, n * (part_index + 1) // num_parts
-        images, labels = images[lo:hi], labels[lo:hi]
-        x = images.astype(np.float32) / 256.0
-        x = x.reshape(len(x), -1) if flat else x.reshape(len(x), 1, *images.shape[1:])
-        y = labels.astype(np.float32)
-        if shuffle:
-            order = np.random.RandomState(seed).permutation(len(x))
-            x, y = x[order], y[order]
-        super().__init__(x, y, batch_size=batch_size, shuffle=False, last_batch_handle="discard",
-                         data_name="data", label_name="softmax_label")

@@ -234,7 +234,7 @@ def get_mnist_ubyte():
 
 def get_mnist_iterator(batch_size, input_shape, num_parts=1, part_index=0):
     """Training and validation ``MNISTIter`` over MNIST files already on disk (``(784,)`` gives flat rows)."""
-    from ._mnist import MNISTIter
+    from .io import MNISTIter
     paths = get_mnist_ubyte()
     flat = len(input_shape) != 3
     train = MNISTIter(image=paths["train"][0], label=paths["train"][1], input_shape=input_shape,
