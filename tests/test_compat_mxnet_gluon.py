@@ -469,6 +469,16 @@ def test_save_and_load_parameters_use_structural_names():
         other.add(gluon.nn.Dense(3, in_units=2), gluon.nn.Dense(1, in_units=3))
         other.load_parameters(path)
         _close(other[0].weight.data(), net[0].weight.data().asnumpy())
+        single = gluon.nn.Dense(2, in_units=3, prefix="fc_")
+        single.initialize()
+        single.save_parameters(path)
+        assert sorted(nd.load(path).keys()) == ["bias", "weight"]              # as MXNet 1.9.1
+        again = gluon.nn.Dense(2, in_units=3, prefix="other_")
+        again.load_parameters(path)                                            # no '.': matched under its prefix
+        _close(again.weight.data(), single.weight.data().asnumpy())
+        single.collect_params().save(path, strip_prefix="fc_")
+        assert sorted(nd.load(path).keys()) == ["bias", "weight"]
+        net.save_parameters(path)
         with pytest.raises(AssertionError, match="is missing in file"):
             bigger = gluon.nn.HybridSequential()
             bigger.add(gluon.nn.Dense(3, in_units=2), gluon.nn.Dense(1, in_units=3), gluon.nn.Dense(1, in_units=1))

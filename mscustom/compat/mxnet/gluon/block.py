@@ -207,12 +207,11 @@ class Block:
     def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False, cast_dtype=False,
                         dtype_source="current"):
         loaded = _nd_load(filename)
-        params = self._collect_params_with_prefix()
-        if loaded and not any("." in k for k in loaded) and params and any("." in k for k in params):
-            # a file of full names (ParameterDict.save / older MXNet): match by full name
-            params = {p.name: p for p in self.collect_params().values()}
-            loaded = {k.split(":", 1)[-1]: v for k, v in loaded.items()}
-        _assign_loaded(params, loaded, filename, ctx, allow_missing, ignore_extra)
+        if not any("." in k for k in loaded):
+            # no structural names: a file of names without this block's prefix (MXNet's legacy layout)
+            self.collect_params().load(filename, ctx, allow_missing, ignore_extra, restore_prefix=self.prefix)
+            return
+        _assign_loaded(self._collect_params_with_prefix(), loaded, filename, ctx, allow_missing, ignore_extra)
 
     # ------------------------------------------------------------ calls
     def __call__(self, *args):
