@@ -401,6 +401,15 @@ def bench_mxexec():
 
 
 BENCHES["mxexec"] = bench_mxexec
+
+
+def bench_gluon():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gluon_hybridize_bench
+    gluon_hybridize_bench.bench_gluon(report)
+
+
+BENCHES["gluon"] = bench_gluon
 # --------------------------------------------------------------------- eager (PyNative) speed
 def _interleaved_us(base, ours, number, rounds=25):
     """Best-round per-call times (us) of ``base`` and ``ours``, measured in alternating rounds.

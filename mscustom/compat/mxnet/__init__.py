@@ -7,8 +7,9 @@
 ``mx.optimizer``, ``mx.model`` checkpoints, ``mx.test_utils``, ``mx.random``,
 ``mx.base.MXNetError`` and contexts (``mx.cpu()``, ``mx.gpu()``). Every op
 runs on mscustom's operator core and is differentiated by its one tape.
-Sparse storage: ``mx.nd.sparse`` (scipy.sparse); profiling: ``mx.profiler``.
-Not here: Gluon, kvstore beyond one process, several devices.
+Sparse storage: ``mx.nd.sparse`` (scipy.sparse); profiling: ``mx.profiler``;
+``mx.gluon`` (Blocks, layers, losses, Trainer, DataLoader).
+Not here: kvstore beyond one process, several devices.
 
 Example::
 
@@ -36,6 +37,7 @@ from . import callback
 from . import module
 from . import test_utils
 from . import profiler
+from . import gluon
 from .base import MXNetError
 from .context import Context, cpu, gpu, current_context, num_gpus
 from ._ndarray import NDArray
@@ -49,4 +51,5 @@ device = context
 
 __all__ = ["base", "context", "autograd", "random", "ndarray", "nd", "operator", "symbol", "sym", "executor",
            "initializer", "init", "optimizer", "io", "metric", "model", "callback", "module", "mod",
-           "test_utils", "profiler", "MXNetError", "Context", "cpu", "gpu", "current_context", "num_gpus", "NDArray"]
+           "test_utils", "profiler", "MXNetError", "Context", "cpu", "gpu", "current_context", "num_gpus", "NDArray",
+           "gluon"]

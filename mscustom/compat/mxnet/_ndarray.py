@@ -15,6 +15,8 @@ with an error that says so.
 
 import numpy as np
 
+from ..._core import capture as _capture
+from ..._core.tape import STATE as _STATE
 from ...tensor import Tensor
 from . import autograd as _autograd
 from . import base as _base
@@ -118,6 +120,8 @@ class NDArray(Tensor):
     def asnumpy(self):
         """A NumPy copy of the data (a synchronisation point, as in MXNet)."""
         self.wait_to_read()
+        if _STATE.capture is not None:            # read into Python while graph mode records: say so
+            _capture.host_read(self, "array")
         return self._data.copy()
 
     numpy = asnumpy

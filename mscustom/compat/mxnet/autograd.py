@@ -169,3 +169,5 @@ def run_backward(heads, head_grads, targets):
             a._grad._data += g._data
         else:
             np.copyto(a._grad._data, g._data)
+        if hasattr(type(a), "_fresh_grad"):
+            a._fresh_grad = True          # a gluon Parameter's array: Trainer.step checks for stale gradients

@@ -18,7 +18,7 @@ Example::
 import threading
 import weakref
 
-__all__ = ["MXNetError", "string_types", "numeric_types", "integer_types"]
+__all__ = ["MXNetError", "string_types", "numeric_types", "integer_types", "py_str"]
 
 string_types = (str,)
 integer_types = (int,)
@@ -69,3 +69,13 @@ def take_all():
         pending = list(_PENDING)
         _PENDING.clear()
     return [(err, [r() for r in refs]) for err, refs in pending]
+
+
+def py_str(x):
+    """A Python string from MXNet's C strings (bytes are decoded as UTF-8; a str is returned as it is)."""
+    return x.decode("utf-8") if isinstance(x, (bytes, bytearray)) else x
+
+
+def _as_list(obj):
+    """``obj`` itself when it is a list or tuple, else ``[obj]`` (MXNet's helper)."""
+    return obj if isinstance(obj, (list, tuple)) else [obj]

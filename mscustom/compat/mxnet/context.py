@@ -15,7 +15,7 @@ import threading
 
 from ... import context as _msctx
 
-__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
+__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "Device", "current_device"]
 
 _DEVTYPES = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
 
@@ -108,3 +108,8 @@ class device_scope:
     def __exit__(self, *exc):
         if _msctx.device_target() != self.saved:
             _msctx.set_device(device_target=self.saved)
+
+
+# MXNet 2.0's names (``mx.device.Device``, ``mx.device.current_device``) for the same things
+Device = Context
+current_device = current_context

@@ -19,6 +19,7 @@ import numpy as np
 
 from ...tensor import Tensor
 from ._ndarray import wrap
+from .base import MXNetError
 
 __all__ = ["DataDesc", "DataBatch", "DataIter", "NDArrayIter"]
 
@@ -156,3 +157,35 @@ class NDArrayIter(DataIter):
 
     def getpad(self):
         return max(0, self.cursor + self.batch_size - self.num_data) if self.last_batch_handle == "pad" else 0
+
+
+
+# ------------------------------------------------------------------ MNIST files on disk (see _mnist.py)
+class MNISTIter(NDArrayIter):
+    """Batches of MNIST IDX files: ``data`` (pixels / 256) and ``softmax_label`` (float32)."""
+
+    def __init__(self, image="./train-images-idx3-ubyte", label="./train-labels-idx1-ubyte", batch_size=128,
+                 shuffle=True, flat=False, seed=0, silent=False, num_parts=1, part_index=0, input_shape=None,
+                 **kwargs):
+        from ._mnist import read_idx
+        images = read_idx(image)
+        labels = read_idx(label)
+        if images.ndim != 3 or labels.ndim != 1 or len(images) != len(labels):
+            raise MXNetError(f"MNISTIter: {image} holds images of shape {images.shape} and {label} labels of "
+                                   f"shape {labels.shape}; expected (n, rows, cols) and (n,)")
+        if not 0 <= part_index < num_parts:
+            raise ValueError(f"MNISTIter: part_index must be in [0, {num_parts}), got {part_index}")
+        n = len(images)
+        lo, hi = n * part_index // num_parts, n * (part_index + 1) // num_parts
+        images, labels = images[lo:hi], labels[lo:hi]
+        x = images.astype(np.float32) / 256.0
+        x = x.reshape(len(x), -1) if flat else x.reshape(len(x), 1, *images.shape[1:])
+        y = labels.astype(np.float32)
+        if shuffle:
+            order = np.random.RandomState(seed).permutation(len(x))
+            x, y = x[order], y[order]
+        super().__init__(x, y, batch_size=batch_size, shuffle=False, last_batch_handle="discard",
+                         data_name="data", label_name="softmax_label")
+
+
+__all__ += ["MNISTIter"]

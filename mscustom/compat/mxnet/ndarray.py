@@ -202,6 +202,8 @@ def _reducer(fn):
         if exclude:
             drop = {a % x.ndim for a in (ax if isinstance(ax, tuple) else (ax,))}
             ax = tuple(a for a in range(x.ndim) if a not in drop)
+            if not ax:                                  # every axis excluded: nothing to reduce (as MXNet)
+                return as_nd(_ops.mul(x, 1))
         return as_nd(fn(x, ax, keepdims))
     reduce.__name__ = fn.__name__
     return reduce
@@ -329,3 +331,11 @@ MAERegressionOutput = _output_layer(_outputs.mae_regression_output, "MAERegressi
 SVMOutput = _output_layer(_outputs.svm_output, "SVMOutput")
 MakeLoss = _output_layer(_outputs.make_loss, "MakeLoss")
 BlockGrad = stop_gradient = _output_layer(_outputs.block_grad, "BlockGrad")
+
+
+# ------------------------------------------------------------ layer operators (what Gluon's F.<op> calls)
+from ._nd_layers import BatchNorm, Activation, Convolution, Dropout, FullyConnected, Pooling, identity, pick  # noqa: E402
+
+uniform, normal = random.uniform, random.normal
+__all__ += ["FullyConnected", "Activation", "Convolution", "Pooling", "Dropout", "BatchNorm", "pick", "identity",
+            "uniform", "normal"]

@@ -311,6 +311,18 @@ class Symbol:
                 reqs[n] = "null"
         return Executor(self, ctx or current_context(), args, grads, reqs, aux)
 
+    # MXNet 2.0's names for the same two calls (its newer tests use them)
+    def _bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
+              shared_exec=None):
+        """``bind`` under MXNet 2.0's name."""
+        return self.bind(ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
+
+    def _simple_bind(self, ctx=None, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
+                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
+        """``simple_bind`` under MXNet 2.0's name."""
+        return self.simple_bind(ctx, grad_req, type_dict, stype_dict, group2ctx, shared_arg_names, shared_exec,
+                                shared_buffer, **kwargs)
+
     # ------------------------------------------------------------ serialization
     def tojson(self):
         """The graph as MXNet-style JSON (``nodes``, ``arg_nodes``, ``heads``)."""
