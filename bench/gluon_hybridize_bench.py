@@ -9,14 +9,13 @@ same run, interleaved, with BLAS limited to one thread.
 Imported by ``bench/run.py`` (``--only gluon``); runnable alone too.
 """
 
-import statistics
-import time
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from mscustom.compat import mxnet as mx
 from mscustom.compat.mxnet import autograd, gluon, nd
+from timing import median_ms
 
 
 def _net(kind, hybrid):
@@ -47,18 +46,6 @@ def _net(kind, hybrid):
     return net, x, step
 
 
-def _median_ms(fn, steps, repeat=5):
-    fn()
-    fn()
-    runs = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(steps):
-            fn()
-        runs.append((time.perf_counter() - t0) / steps * 1e3)
-    return statistics.median(runs)
-
-
 def bench_gluon(report):
     nets = {(kind, hybrid): _net(kind, hybrid) for kind in ("mlp", "cnn") for hybrid in (False, True)}
     times = {}
@@ -67,8 +54,8 @@ def bench_gluon(report):
             for kind, steps in (("mlp", 100), ("cnn", 40)):
                 for hybrid in (False, True):
                     net, x, step = nets[kind, hybrid]
-                    times.setdefault(("train", kind, hybrid), []).append(_median_ms(step, steps))
-                    times.setdefault(("infer", kind, hybrid), []).append(_median_ms(lambda: net(x), steps * 3))
+                    times.setdefault(("train", kind, hybrid), []).append(median_ms(step, steps))
+                    times.setdefault(("infer", kind, hybrid), []).append(median_ms(lambda: net(x), steps * 3))
     t = {k: min(v) for k, v in times.items()}
     for what, label in (("train", "fwd+bwd+step"), ("infer", "inference forward")):
         for kind, batch in (("mlp", 32), ("cnn", 16)):

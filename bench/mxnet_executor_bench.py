@@ -15,12 +15,11 @@ Imported by ``bench/run.py`` (``--only mxexec``); runnable alone too.
 import importlib.util
 import logging
 import os
-import statistics
-import time
 
 from threadpoolctl import threadpool_limits
 
 from mscustom.compat import mxnet as mx
+from timing import median_ms
 
 _EXAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "mxnet_custom_softmax.py")
 _QUIET = logging.getLogger("mxnet_executor_bench")
@@ -46,18 +45,6 @@ def _module(ex, mode, x, y):
     finally:
         os.environ.pop("MSCUSTOM_MXNET_EXECUTION", None)
     return mod, it
-
-
-def _median_ms(fn, steps, repeat=5):
-    fn()
-    fn()
-    runs = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(steps):
-            fn()
-        runs.append((time.perf_counter() - t0) / steps * 1e3)
-    return statistics.median(runs)
 
 
 def bench_mxexec(report):
@@ -88,7 +75,7 @@ def bench_mxexec(report):
         for _ in range(3):              # interleaved, so drifts of the shared machine hit both
             for what, make, steps in (("fit", fit, 1), ("step", step, 100), ("infer", infer, 300)):
                 for mode in ("eager", "replay"):
-                    times.setdefault((what, mode), []).append(_median_ms(make(mode), steps))
+                    times.setdefault((what, mode), []).append(median_ms(make(mode), steps))
     t = {k: min(v) for k, v in times.items()}
     stats = mods["replay"][0]._exec.stats
     n_batches = -(-len(x) // 32)
