@@ -25,3 +25,4 @@ from ._tensor_ops import (arange, argmax, argmin, cat, clamp, clip_by_value, ful
 from . import _graph_kernels
 
 _graph_kernels.install()        # ufunc / write-into / view kernels that graph-mode replays use
+from ._pool_ops import adaptive_max_pool2d
