@@ -59,3 +59,5 @@ from .extra_losses import HuberLoss, CosineEmbeddingLoss, MarginRankingLoss
 __all__ += ["ELU", "HSwish", "HSigmoid", "Mish", "PReLU", "Hardtanh", "Softsign", "Tanhshrink", "MaxPool1d",
             "AvgPool1d", "AdaptiveMaxPool2d", "Upsample", "ZeroPad2d", "HuberLoss", "CosineEmbeddingLoss",
             "MarginRankingLoss"]
+from .rnns import RNN, GRU, LSTM
+__all__ += ["RNN", "GRU", "LSTM"]
