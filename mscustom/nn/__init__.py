@@ -61,3 +61,5 @@ __all__ += ["ELU", "HSwish", "HSigmoid", "Mish", "PReLU", "Hardtanh", "Softsign"
             "MarginRankingLoss"]
 from .rnns import RNN, GRU, LSTM
 __all__ += ["RNN", "GRU", "LSTM"]
+from .optim import Adadelta, FTRL
+__all__ += ["Adadelta", "FTRL"]
