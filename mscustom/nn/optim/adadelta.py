@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .optimizer import Optimizer, _number
+from .optimizer import Optimizer
 
 __all__ = ["Adadelta"]
 
