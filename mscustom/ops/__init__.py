@@ -26,3 +26,4 @@ from . import _graph_kernels
 
 _graph_kernels.install()        # ufunc / write-into / view kernels that graph-mode replays use
 from ._pool_ops import adaptive_max_pool2d
+from ._print_ops import Print
