@@ -38,3 +38,5 @@ from .dtype import bfloat16  # noqa: E402
 from . import amp  # noqa: E402
 from ._mutable import mutable  # noqa: E402
 __all__ += ["bfloat16", "amp", "mutable"]
+from .train import export  # noqa: E402  (ms.export(net, *inputs, file_name=..., file_format="ONNX"))
+__all__ += ["export"]
