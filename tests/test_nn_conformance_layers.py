@@ -10,6 +10,7 @@ import pytest
 
 import mscustom as ms
 from mscustom import nn, ops
+from mscustom.testing import check_grad
 
 # name: (forward, gradient) or (shape, forward, gradient); printed by MindSpore 2.10 (7 significant digits)
 MS = {
@@ -199,10 +200,17 @@ def test_adaptive_max_pool2d_indices_and_second_order():
     assert i.dtype == ms.int64 and i.asnumpy().ravel().tolist() == MS["AdaptiveMaxPool2d_idx"][0]
     y, i = ops.adaptive_max_pool2d(X2[0], 2, return_indices=True)          # unbatched (C, H, W)
     assert y.shape == (2, 2, 2) and i.asnumpy().tolist() == [[[14, 20], [14, 33]], [[17, 17], [23, 17]]]
-    # the gradient of the gradient: routing dy and gathering g are each other's transposes
-    dy = T(np.arange(12).reshape(1, 2, 2, 3))
-    first = lambda x: ms.grad(lambda x: ops.reduce_sum(ops.mul(ops.adaptive_max_pool2d(x, (2, 3)), dy)))(x)
-    assert float(ops.reduce_sum(first(X2)).asnumpy()) == float(np.arange(12).sum())
+    # the gradient of the gradient w.r.t. dy: routing dy to the maxima and reading w at them are transposes
+    w = T(np.cos(np.arange(70)).reshape(1, 2, 5, 7))
+
+    def routed(dy):
+        g = ms.grad(lambda x: ops.reduce_sum(ops.mul(ops.adaptive_max_pool2d(x, (2, 3)), dy)))(X2)
+        return ops.reduce_sum(ops.mul(g, w))
+
+    got = ms.grad(routed)(T(np.arange(12).reshape(1, 2, 2, 3)))
+    _, idx = ops.adaptive_max_pool2d(X2, (2, 3), return_indices=True)
+    want = np.take_along_axis(w.asnumpy().reshape(1, 2, -1), idx.asnumpy().reshape(1, 2, -1), -1)
+    np.testing.assert_allclose(got.asnumpy().ravel(), want.ravel(), rtol=1e-6)
 
 
 X3 = T(np.cos(np.arange(50) * 1.3).reshape(1, 2, 5, 5))
@@ -338,3 +346,19 @@ def test_loss_broadcast_and_errors():
         nn.CosineEmbeddingLoss(2.0)
     with pytest.raises(TypeError, match="For 'MarginRankingLoss', the 'margin' must be a float, got int"):
         nn.MarginRankingLoss(1)
+
+
+def test_numeric_gradients_of_the_new_ops():
+    rng = np.random.default_rng(3)
+    x = ms.Tensor(rng.normal(size=(1, 2, 5, 6)))                       # float64: no ties, exact numerics
+    check_grad(lambda x: ops.avg_pool2d(x, 2, 2, ceil_mode=True), x)
+    check_grad(lambda x: ops.avg_pool2d(x, 3, 2, padding=1, ceil_mode=True, count_include_pad=False), x)
+    check_grad(lambda x: ops.max_pool2d(x, 3, 2, padding=1, ceil_mode=True), x)
+    check_grad(lambda x: ops.adaptive_max_pool2d(x, (2, 4)), x)
+    check_grad(nn.Upsample(size=(7, 9), mode="bilinear", align_corners=True), x)
+    check_grad(nn.ZeroPad2d((1, -1, 2, 0)), x)
+    for cell in (nn.ELU(), nn.HSwish(), nn.Mish(), nn.Softsign(), nn.Tanhshrink(), nn.Hardtanh(-0.7, 0.9)):
+        check_grad(cell, ms.Tensor(rng.normal(size=(7,)) * 2))
+    a, b = ms.Tensor(rng.normal(size=(3, 4))), ms.Tensor(rng.normal(size=(3, 4)))
+    check_grad(lambda a, b: nn.CosineEmbeddingLoss(0.1)(a, b, ms.Tensor(np.array([1, -1, -1], np.int32))), a, b)
+    check_grad(lambda a, b: nn.HuberLoss(delta=0.5)(a, b), a, b)
