@@ -98,6 +98,19 @@ def test_layers_of_this_release(tmp_path):
     np.testing.assert_allclose(run_onnx(path, x)[0], net(x).asnumpy(), rtol=1e-5, atol=1e-5)
 
 
+def test_max_pool_indices(tmp_path):
+    class Pool(nn.Cell):
+        def construct(self, x):
+            return ops.max_pool2d(x, 3, 2, padding=1, return_indices=True, ceil_mode=True)
+
+    x = T((2, 3, 5, 6))
+    path = ms.export(Pool(), x, file_name=str(tmp_path / "pool"), file_format="ONNX")
+    values, indices = run_onnx(path, x)
+    want_v, want_i = Pool()(x)
+    np.testing.assert_allclose(values, want_v.asnumpy(), rtol=1e-6)
+    assert indices.dtype == np.int64 and (indices == want_i.asnumpy()).all()
+
+
 def test_refusals(tmp_path):
     net = nn.Dense(3, 2)
     x = T((1, 3))

@@ -160,12 +160,18 @@ def _translate(g, step, ins, outs):
         t, b, le, r = a["pad"]
         g.node("Conv", ins, outs, strides=list(a["stride"]), pads=[t, le, b, r], dilations=list(a["dilation"]),
                group=int(a["groups"]))
-    elif name in ("max_pool2d", "avg_pool2d"):
+    elif name in ("max_pool2d", "avg_pool2d", "max_pool2d_with_indices"):
         t, b, le, r = a.get("real_pad", a["pad"])
         kw = dict(kernel_shape=list(a["kernel"]), strides=list(a["stride"]), pads=[t, le, b, r],
                   ceil_mode=int("real_pad" in a))
         if name == "max_pool2d":
             g.node("MaxPool", ins, outs, **kw)
+        elif name == "max_pool2d_with_indices":
+            # ONNX numbers the maxima over the whole (N, C, H, W) input; MindSpore within each H*W plane
+            flat = g.fresh("maxpool_indices")
+            g.node("MaxPool", ins, [outs[0], flat], **kw)
+            plane = int(in_arrays[0].shape[2] * in_arrays[0].shape[3])
+            g.node("Mod", [flat, g.const(np.asarray(plane, np.int64))], [outs[1]])
         else:
             if a.get("divisor_override"):
                 return False
