@@ -170,3 +170,25 @@ def test_recurrent_training_graph_mode_equals_pynative():
     eager = run(ms.PYNATIVE_MODE)
     assert eager[-1] < eager[0]
     np.testing.assert_allclose(run(ms.GRAPH_MODE), eager, rtol=1e-6)
+
+
+def test_loads_a_mindspore_checkpoint():
+    """tests/data/mindspore_gru_net.ckpt was written by MindSpore 2.10's save_checkpoint for this network."""
+    import os
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.GRU(3, 2, num_layers=1, bidirectional=True, batch_first=True)
+            self.fc = nn.Dense(4, 1)
+
+        def construct(self, x):
+            out, _ = self.rnn(x)
+            return self.fc(out)
+
+    net = Net()
+    params = ms.load_checkpoint(os.path.join(os.path.dirname(__file__), "data", "mindspore_gru_net.ckpt"))
+    assert ms.load_param_into_net(net, params, strict_load=True) == ([], [])
+    x = ms.Tensor(np.cos(np.arange(18) * 0.37).astype(np.float32).reshape(2, 3, 3))
+    np.testing.assert_allclose(net(x).asnumpy().ravel(), [0.07135807, -0.0294908, -0.2768768, -0.3137419,
+                                                          -0.2580446, -0.1728874], rtol=1e-5, atol=1e-7)
