@@ -284,6 +284,8 @@ def test_upsample_1d_scale_factor_and_errors():
               (nn.Upsample(), "'size' and 'scale_factor' cannot be both empty"),
               (nn.Upsample(size=(5, 7), mode="foo"), "'mode' must be in"),
               (nn.Upsample(size=(5, 7), mode="bicubic"), "Upsample: mode 'bicubic' is not supported here"),
+              (nn.Upsample(size=(2, 3), mode="area", align_corners=True),
+               "'align_corners' option cannot currently be set with the mode = area, and dim = 4D"),
               (nn.Upsample(size=5, mode="linear"), "Upsample: mode 'linear' takes a 3-D input, got shape")]
     for cell, text in errors:
         with pytest.raises(ValueError, match=text.replace("(", r"\(").replace(")", r"\)")):
@@ -362,3 +364,17 @@ def test_numeric_gradients_of_the_new_ops():
     a, b = ms.Tensor(rng.normal(size=(3, 4))), ms.Tensor(rng.normal(size=(3, 4)))
     check_grad(lambda a, b: nn.CosineEmbeddingLoss(0.1)(a, b, ms.Tensor(np.array([1, -1, -1], np.int32))), a, b)
     check_grad(lambda a, b: nn.HuberLoss(delta=0.5)(a, b), a, b)
+
+
+def test_upsample_area_is_adaptive_average_pooling():
+    # MindSpore 2.10's outputs for mode="area"
+    close(nn.Upsample(size=(2, 3), mode="area")(X4), [5.045085, 7.426426, 10.31044, 17.20194, 21.12501, 25.33071])
+    y = nn.Upsample(size=(5, 7), mode="area")(X4)
+    close(y, MS["Up_bl_ac"][1])             # enlarging 3x4 to 5x7 by adaptive bins gives these same values
+    x = T(np.arange(1, 7).reshape(1, 2, 3))
+    close(nn.Upsample(size=3, mode="area")(x), np.arange(1, 7))
+    with pytest.raises(ValueError, match="For adaptive_avg_pool1d input's last dimension must be divisible by "
+                                         "output size 2, but got 3."):
+        nn.Upsample(size=2, mode="area")(x)
+    with pytest.raises(ValueError, match="must be greater or equal to output size 6, but got 3."):
+        nn.Upsample(size=6, mode="area")(x)

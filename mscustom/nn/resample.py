@@ -1,8 +1,8 @@
 """Resizing and padding layers: ``Upsample`` and ``ZeroPad2d``.
 
-``Upsample`` supports MindSpore's modes "nearest", "linear" (3-D input) and
-"bilinear" (4-D input); "bicubic", "area", "nearest-exact" and "trilinear"
-are refused by name. Linear and bilinear resizing are matrix products with
+``Upsample`` supports MindSpore's modes "nearest", "linear" (3-D input),
+"bilinear" (4-D input) and "area" (adaptive average pooling, as MindSpore
+computes it); "bicubic", "nearest-exact" and "trilinear" are refused by name. Linear and bilinear resizing are matrix products with
 fixed interpolation matrices, nearest is an integer-array gather, so all
 gradients come from ``matmul``'s and ``getitem``'s.
 
@@ -23,7 +23,7 @@ from .cell import Cell
 __all__ = ["Upsample", "ZeroPad2d"]
 
 _MODES = ['nearest', 'linear', 'bilinear', 'bicubic', 'area', 'nearest-exact', 'trilinear']
-_DIMS = {"nearest": (3, 4), "linear": (3,), "bilinear": (4,)}
+_DIMS = {"nearest": (3, 4), "linear": (3,), "bilinear": (4,), "area": (3, 4)}
 
 
 def _nearest_index(size, out):
@@ -96,10 +96,12 @@ class Upsample(Cell):
         if x.ndim not in _DIMS[self.mode]:
             raise ValueError(f"Upsample: mode {self.mode!r} takes a "
                              f"{' or '.join(f'{d}-D' for d in _DIMS[self.mode])} input, got shape {list(x.shape)}")
-        if self.align_corners is not None and self.mode == "nearest":
+        if self.align_corners is not None and self.mode in ("nearest", "area"):
             raise ValueError(f"For 'interpolate', 'align_corners' option cannot currently be set with the mode = "
-                             f"nearest, and dim = {x.ndim}D")
+                             f"{self.mode}, and dim = {x.ndim}D")
         out = self._out_sizes(x)
+        if self.mode == "area":
+            return self._area(x, out)
         if self.mode == "nearest":
             y = x
             for axis, (n, o) in enumerate(zip(x.shape[2:], out)):
@@ -113,6 +115,20 @@ class Upsample(Cell):
         if x.ndim == 4:
             y = ops.matmul(Tensor._wrap(_linear_matrix(x.shape[2], out[0], ac, dt)), y)
         return y
+
+    @staticmethod
+    def _area(x, out):
+        """MindSpore's "area": adaptive average pooling (1-D: the length a multiple of the size, as there)."""
+        if x.ndim == 4:
+            return ops.adaptive_avg_pool2d(x, out)
+        n = x.shape[-1]
+        if n < out[0]:
+            raise ValueError(f"For adaptive_avg_pool1d input's last dimension must be greater or equal to output "
+                             f"size {out[0]}, but got {n}.")
+        if n % out[0]:
+            raise ValueError(f"For adaptive_avg_pool1d input's last dimension must be divisible by output size "
+                             f"{out[0]}, but got {n}.")
+        return ops.squeeze(ops.adaptive_avg_pool2d(ops.expand_dims(x, 2), (1, out[0])), 2)
 
     def extend_repr(self):
         return f"size={self.size}, scale_factor={self.scale_factor}, mode={self.mode}"
