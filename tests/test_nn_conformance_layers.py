@@ -378,3 +378,19 @@ def test_upsample_area_is_adaptive_average_pooling():
         nn.Upsample(size=2, mode="area")(x)
     with pytest.raises(ValueError, match="must be greater or equal to output size 6, but got 3."):
         nn.Upsample(size=6, mode="area")(x)
+
+
+def test_avg_pool_ceil_mode_in_every_pad_mode():
+    # MindSpore 2.10: ceil_mode applies in "valid" and "same" too; "same" padding counts in the divisor
+    # only with ceil_mode and count_include_pad
+    x = T(np.arange(36).reshape(1, 1, 6, 6))
+    close(nn.AvgPool2d(3, 2, pad_mode="valid", ceil_mode=True)(x)[..., 0, :], [7.0, 9.0, 10.5])
+    close(nn.AvgPool2d(3, 2, pad_mode="same", ceil_mode=True)(x),
+          [7.0, 9.0, 7.0, 19.0, 21.0, 15.0, 18.666666, 20.0, 14.0])
+    for cip, ceil in ((True, False), (False, True), (False, False)):
+        close(nn.AvgPool2d(3, 2, pad_mode="same", ceil_mode=ceil, count_include_pad=cip)(x),
+              [7.0, 9.0, 10.5, 19.0, 21.0, 22.5, 28.0, 30.0, 31.5])
+    x5 = T(np.arange(25).reshape(1, 1, 5, 5))
+    close(nn.AvgPool2d(2, 2, pad_mode="same", ceil_mode=True)(x5), [3.0, 5.0, 3.25, 13.0, 15.0, 8.25, 10.25, 11.25, 6.0])
+    assert nn.AvgPool2d(2, 2, ceil_mode=True)(x5).shape == (1, 1, 3, 3)
+    close(nn.AvgPool1d(3, 2, ceil_mode=True)(x[0])[0, 0], [1.0, 3.0, 4.5])

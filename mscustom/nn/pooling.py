@@ -73,7 +73,7 @@ class AvgPool2d(_Pool2d):
                  count_include_pad=True, divisor_override=None, data_format="NCHW"):
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode, data_format)
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
-        self.ceil_mode = bool(ceil_mode) and self.pad_mode == "pad"     # MindSpore: only "pad" rounds up
+        self.ceil_mode = bool(ceil_mode)
 
     def construct(self, x):
         x, unbatched = self._input(x)
@@ -173,8 +173,8 @@ class AvgPool1d(_Pool1d):
     """Mean over ``kernel_size`` windows of the last axis of (N, C, L) or (C, L), moved by ``stride``.
 
     ``count_include_pad`` counts the padded zeros in the divisor ("same"
-    padding never does); ``ceil_mode`` rounds the output size up with
-    ``pad_mode="pad"``.
+    padding only with ``ceil_mode``, as MindSpore); ``ceil_mode`` rounds the
+    output size up in every ``pad_mode``.
     """
 
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
@@ -182,7 +182,6 @@ class AvgPool1d(_Pool1d):
         super().__init__(kernel_size, stride, pad_mode, padding, ceil_mode)
         if self.pad_mode != "pad" and self.padding:
             raise ValueError(f"AvgPool1d: padding must be 0 when pad_mode is {self.pad_mode!r}, got {padding!r}")
-        self.ceil_mode = self.ceil_mode and self.pad_mode == "pad"
         self.count_include_pad = bool(count_include_pad)
 
     def construct(self, x):

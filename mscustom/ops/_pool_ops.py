@@ -328,9 +328,11 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, cou
     """Mean over each ``kernel_size`` window of ``input_x`` (N, C, H, W), moved by ``stride``.
 
     MindSpore's functional signature. With padding, ``count_include_pad`` says
-    whether the padded zeros count in the divisor ("same" padding never counts
-    them, as MindSpore's "same" mode); a non-zero ``divisor_override`` replaces
-    the divisor. The keyword ``pad_mode`` is what ``nn.AvgPool2d`` uses.
+    whether the padded zeros count in the divisor ("same" padding counts only
+    with ``ceil_mode``, as MindSpore's "same" mode); a non-zero
+    ``divisor_override`` replaces the divisor. ``ceil_mode`` rounds the output
+    size up; the rows it adds never count. The keyword ``pad_mode`` is what
+    ``nn.AvgPool2d`` uses.
     """
     x = tensor_arg(input_x, "avg_pool2d")
     if divisor_override is None:
@@ -339,7 +341,8 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, cou
         raise ValueError(f"avg_pool2d: divisor_override must be a non-negative int (0: none), got "
                          f"{divisor_override!r}")
     mode = _mode(pad_mode, padding)
-    include = bool(count_include_pad) and mode != "same"
+    # MindSpore: "same" padding counts in the divisor only with ceil_mode (and count_include_pad)
+    include = bool(count_include_pad) and (mode != "same" or bool(ceil_mode))
     return call(_AVG_POOL, (x,), _attrs("avg_pool2d", x, kernel_size, stride, mode, padding, ceil_mode,
                                         count_include_pad=include, divisor_override=divisor_override))
 
