@@ -32,3 +32,11 @@ from .train import (Model, Callback, RunContext, LossMonitor, TimeMonitor, Histo
 __all__ += ["dataset", "train", "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "History",
             "EarlyStopping", "CheckpointConfig", "ModelCheckpoint", "save_checkpoint", "load_checkpoint",
             "load_param_into_net"]
+
+# bfloat16 (ml_dtypes), mixed precision (ms.amp, Cell.to_float) and ms.mutable
+from .dtype import bfloat16  # noqa: E402
+from . import amp  # noqa: E402
+from ._mutable import mutable  # noqa: E402
+__all__ += ["bfloat16", "amp", "mutable"]
+from .train import export  # noqa: E402  (ms.export(net, *inputs, file_name=..., file_format="ONNX"))
+__all__ += ["export"]

@@ -99,10 +99,27 @@ def abi_name(value):
 
 
 def is_floating(value):
-    return np.issubdtype(to_numpy(value), np.floating)
+    np_dtype = to_numpy(value)
+    return np.issubdtype(np_dtype, np.floating) or np_dtype == bfloat16.np_dtype
 
 
 def is_integral(value):
     """True for integer and bool dtypes: they carry no gradient."""
     kind = to_numpy(value).kind
     return kind in "iub"
+
+
+# ------------------------------------------------------------------ bfloat16 (through ml_dtypes)
+# MindSpore's ``mstype.bfloat16``; the NumPy dtype comes from ``ml_dtypes``, the well-kept package for it
+# (the one JAX uses). It is not in ``_ALL`` (kept as the list every error message names); NumPy's
+# element-wise ufuncs and casts work on it, ops whose rules ask for a float kind refuse it by name.
+try:
+    import ml_dtypes as _ml_dtypes  # noqa: E402
+except ImportError:                     # a virtual environment made before the dependency was added
+    raise ImportError("mscustom needs the 'ml_dtypes' package for ms.bfloat16: pip install ml_dtypes "
+                      "(or reinstall mscustom: pip install -e .)") from None
+
+bfloat16 = DType("bfloat16", _ml_dtypes.bfloat16)
+_BY_NUMPY[bfloat16.np_dtype] = bfloat16
+_BY_NAME["bfloat16"] = bfloat16
+__all__.append("bfloat16")

@@ -81,8 +81,8 @@ def test_pooling_layers():
     assert nn.MaxPool2d(2, 2)(T(x[0])).shape == (3, 3, 3)                   # unbatched (C, H, W)
     np.testing.assert_allclose(nn.AdaptiveAvgPool2d(1)(T(x)).asnumpy()[..., 0, 0], x.mean(axis=(2, 3)),
                                rtol=1e-5)
-    with pytest.raises(ValueError, match="MaxPool2d: ceil_mode=True is not supported"):
-        nn.MaxPool2d(2, ceil_mode=True)
+    with pytest.raises(ValueError, match="can not be set to non-default value when pad_mode is not 'pad'"):
+        nn.MaxPool2d(2, ceil_mode=True)         # MindSpore's rule: ceil_mode needs pad_mode="pad"
 
 
 # ------------------------------------------------------------------ normalization

@@ -225,10 +225,11 @@ class Reach:
             p = paths.get(id(c))
             if p is not None:
                 self.paths.append((c, p[0], p[1]))
-        self.modes = tuple(c.training for c in self.cells)
+        self.modes = self.modes_now()
 
     def modes_now(self):
-        return tuple(c.training for c in self.cells)
+        """The called Cells' training flags and compute dtypes (``to_float``)."""
+        return tuple((c.training, c.__dict__.get("_mixed_dtype")) for c in self.cells)
 
     def source(self, ns, epoch, seen, check_modes):
         """Lines (indented for the replay function) that raise ``StaleRecord`` when a check fails.

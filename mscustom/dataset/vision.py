@@ -60,3 +60,9 @@ class HWC2CHW:
         if img.ndim != 3:
             raise ValueError(f"HWC2CHW: expected an image of shape <H, W, C>, got {list(img.shape)}")
         return np.ascontiguousarray(img.transpose(2, 0, 1))
+
+
+# geometric transforms and their enums (``_vision_geometry``)
+from ._vision_geometry import Border, CenterCrop, Inter, RandomCrop, RandomHorizontalFlip, Resize  # noqa: E402
+
+__all__ += ["Inter", "Border", "Resize", "CenterCrop", "RandomCrop", "RandomHorizontalFlip"]

@@ -51,3 +51,15 @@ __all__ += ["AdamWeightDecay", "AdamW", "RMSProp", "Adagrad", "LearningRateSched
             "cosine_decay_lr", "warmup_lr"]
 from .eval_cell import WithEvalCell
 __all__ += ["WithEvalCell"]
+# More activations, 1-D and adaptive-max pooling, resizing/padding and losses (MindSpore's names)
+from .activation import ELU, HSwish, HSigmoid, Mish, PReLU, Hardtanh, Softsign, Tanhshrink
+from .pooling import MaxPool1d, AvgPool1d, AdaptiveMaxPool2d
+from .resample import Upsample, ZeroPad2d
+from .extra_losses import HuberLoss, CosineEmbeddingLoss, MarginRankingLoss
+__all__ += ["ELU", "HSwish", "HSigmoid", "Mish", "PReLU", "Hardtanh", "Softsign", "Tanhshrink", "MaxPool1d",
+            "AvgPool1d", "AdaptiveMaxPool2d", "Upsample", "ZeroPad2d", "HuberLoss", "CosineEmbeddingLoss",
+            "MarginRankingLoss"]
+from .rnns import RNN, GRU, LSTM
+__all__ += ["RNN", "GRU", "LSTM"]
+from .optim import Adadelta, FTRL
+__all__ += ["Adadelta", "FTRL"]

@@ -32,7 +32,7 @@ from .. import context as _context
 from .. import graph as _graph
 from .._core.tape import STATE as _STATE
 from ..tensor import Parameter
-from . import _signature
+from . import _amp, _signature
 
 _settings = _context._settings
 _GRAPH_MODE = _context.GRAPH_MODE
@@ -65,6 +65,7 @@ class Cell:
                                   "subclasses of nn.Cell must define it")
 
     _input_signature = None          # set by set_inputs (nn/_signature.py)
+    _mixed_dtype = None              # set by to_float (nn/_amp.py)
 
     def __call__(self, *args, **kwargs):
         if self._input_signature is not None:
@@ -72,6 +73,8 @@ class Cell:
         cap = _STATE.capture
         if cap is not None:                 # a graph record depends on this Cell and its flags
             cap.cells.append(self)
+        if self._mixed_dtype is not None:
+            return _amp.mixed_call(self, args, kwargs)
         if _settings["mode"] == _GRAPH_MODE:
             return _graph.cell_call(self, args, kwargs)      # captured once, replayed after
         return self.construct(*args, **kwargs)
@@ -231,6 +234,32 @@ class Cell:
             cell.__dict__["training"] = mode
         _graph.training_changed()
         return self
+
+    def set_grad(self, requires_grad=True):
+        """Mark whether this Cell's network is differentiated (MindSpore's flag); returns self.
+
+        mscustom's tape records what ``ms.grad`` asks for either way; the flag
+        is kept as ``requires_grad`` for code that reads it.
+        """
+        if not isinstance(requires_grad, bool):
+            raise TypeError(f"{type(self).__name__}.set_grad: requires_grad must be a bool, got "
+                            f"{type(requires_grad).__name__}")
+        self.__dict__["requires_grad"] = requires_grad
+        return self
+
+    def to_float(self, dst_type):
+        """Compute this Cell and every Cell under it in ``dst_type`` (float16, bfloat16 or float32).
+
+        Floating-point inputs are cast to ``dst_type`` and trainable Parameters
+        are read through casts, so they stay float32 (master weights) and get
+        float32 gradients; the outputs stay in ``dst_type``, as in MindSpore.
+        Returns self.
+
+        Example::
+
+            net.to_float(ms.float16)       # net(x) computes and returns float16
+        """
+        return _amp.to_float(self, dst_type)
 
     # ------------------------------------------------------------------ printing
     def extend_repr(self):

@@ -25,3 +25,9 @@ from ._tensor_ops import (arange, argmax, argmin, cat, clamp, clip_by_value, ful
 from . import _graph_kernels
 
 _graph_kernels.install()        # ufunc / write-into / view kernels that graph-mode replays use
+from ._pool_ops import adaptive_max_pool2d
+from ._print_ops import Print
+
+# MindSpore's module paths that real code imports (mindspore.ops.operations._inner_ops, .custom_ops ...)
+from . import _operations, operations as _operations_module  # noqa: E402
+_operations.install(_operations_module)

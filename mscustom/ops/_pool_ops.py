@@ -151,13 +151,25 @@ _MAX_POOL_GATHER = defop("max_pool2d_gather", 2, _max_pool_gather_compute,
 
 # ================================================================== average pooling
 def _divisor(attrs, hw):
-    """The divisor of every output: kH*kW, or the count of unpadded elements in its window."""
+    """The divisor of every output: kH*kW, or the count of the elements its window covers.
+
+    Padding asked for counts when ``count_include_pad`` says so; the extra
+    bottom/right rows that ``ceil_mode`` adds never count (as MindSpore).
+    """
     (kh, kw) = attrs["kernel"]
     if attrs["divisor_override"]:
         return float(attrs["divisor_override"])
-    if attrs["count_include_pad"] or not any(attrs["pad"]):
+    real = attrs.get("real_pad", attrs["pad"])
+    if (attrs["count_include_pad"] and real == attrs["pad"]) or not any(attrs["pad"]):
         return float(kh * kw)
-    ones = _pad(np.ones((1, 1) + tuple(hw)), attrs["pad"], 0)
+    ones = np.ones((1, 1) + tuple(hw))
+    if attrs["count_include_pad"]:
+        ones = _pad(ones, real, 1.0)
+        t, b, le, r = attrs["pad"]
+        extra = (0, b - real[1], 0, r - real[3])
+        ones = _pad(ones, extra, 0)
+    else:
+        ones = _pad(ones, attrs["pad"], 0)
     oh, ow = _out_hw(hw, attrs)
     count = np.zeros((1, 1, oh, ow))
     for _, rs, cs in _taps(attrs, oh, ow):
@@ -212,8 +224,47 @@ _AVG_POOL_GRAD = defop("avg_pool2d_grad", 1, _avg_pool_grad_compute, _avg_pool_g
                        arg_names=("dy",))
 
 
+# ================================================================== max pooling with indices
+def _max_pool_idx_compute(attrs, ins):
+    """The maxima and, per output, the flat (row * W + column) index of its window's first maximum."""
+    x = ins[0]
+    best, tap, _, oh, ow = _argmax_taps(x, attrs)
+    (_, kw), (sh, sw) = attrs["kernel"], attrs["stride"]
+    t, _, le, _ = attrs["pad"]
+    rows = np.arange(oh, dtype=np.int64)[:, None] * sh - t + tap // kw
+    cols = np.arange(ow, dtype=np.int64)[None, :] * sw - le + tap % kw
+    return [best, (rows * x.shape[3] + cols).astype(np.int64)]
+
+
+def _max_pool_idx_shape(attrs, shapes):
+    out = _pool_shape("max_pool2d")(attrs, shapes)[1][0]
+    return shapes, [out, list(out)]
+
+
+def _max_pool_idx_type(attrs, dtypes):
+    return dtypes, [_float_type("max_pool2d")(attrs, dtypes)[1][0], _dt.int64]
+
+
+_MAX_POOL_IDX = defop("max_pool2d_with_indices", 1, _max_pool_idx_compute, _max_pool_idx_shape,
+                      _max_pool_idx_type, lambda ins, outs, g, a: [call(_MAX_POOL_GRAD, (ins[0], g[0]), a)],
+                      num_outputs=2, doc="2-D max pooling, NCHW, with the flat index of each maximum",
+                      arg_names=("x",))
+
+
 # ================================================================== public functions
-def _attrs(name, x, kernel_size, stride, pad_mode, padding, **extra):
+def _ceil_extra(size, k, s, lo, hi):
+    """Rows added after ``hi`` so the output has MindSpore's ``ceil_mode`` size.
+
+    ``ceil((size + lo + hi - k) / s) + 1`` outputs, less one when the last
+    window would start in the padding after the input.
+    """
+    out = -(-(size + lo + hi - k) // s) + 1
+    if (out - 1) * s >= size + lo:
+        out -= 1
+    return max(0, (out - 1) * s + k - (size + lo + hi))
+
+
+def _attrs(name, x, kernel_size, stride, pad_mode, padding, ceil_mode=False, **extra):
     if x.ndim != 4:
         raise ValueError(f"{name}: the input must be 4-D (N, C, H, W), got shape {list(x.shape)}")
     kernel = _int_pair(kernel_size, name, "kernel_size")
@@ -225,7 +276,15 @@ def _attrs(name, x, kernel_size, stride, pad_mode, padding, **extra):
     pad = resolve_pads(name, pad_mode, padding, x.shape[2:], kernel, stride, (1, 1))
     if pad_mode == "pad" and (max(pad[:2]) > kernel[0] // 2 or max(pad[2:]) > kernel[1] // 2):
         raise ValueError(f"{name}: padding {padding!r} must be at most half of kernel_size {kernel_size!r}")
-    return dict({"kernel": kernel, "stride": stride, "pad": pad}, **extra)
+    attrs = dict({"kernel": kernel, "stride": stride, "pad": pad}, **extra)
+    if ceil_mode:
+        t, b, le, r = pad
+        eh = _ceil_extra(x.shape[2], kernel[0], stride[0], t, b)
+        ew = _ceil_extra(x.shape[3], kernel[1], stride[1], le, r)
+        if eh or ew:
+            attrs["pad"] = (t, b + eh, le, r + ew)
+            attrs["real_pad"] = pad
+    return attrs
 
 
 def _mode(pad_mode, padding):
@@ -235,10 +294,9 @@ def _mode(pad_mode, padding):
     return "pad" if any(np.atleast_1d(padding)) else "valid"
 
 
-def _unsupported(name, dilation, ceil_mode, return_indices=False):
-    if dilation not in (1, (1, 1)) or ceil_mode or return_indices:
-        raise ValueError(f"{name}: dilation other than 1, ceil_mode=True and return_indices=True are not "
-                         "supported")
+def _unsupported(name, dilation):
+    if dilation not in (1, (1, 1)):
+        raise ValueError(f"{name}: dilation other than 1 is not supported, got {dilation!r}")
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False, *,
@@ -247,6 +305,9 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
 
     MindSpore's functional signature: ``stride`` None means ``kernel_size``;
     ``padding`` an int or (pH, pW) pads both sides (padded elements never win).
+    ``ceil_mode`` rounds the output size up (a last, partial window);
+    ``return_indices`` also returns, as int64, the flat index (row * W +
+    column of the unpadded input) of each window's first maximum.
     The keyword ``pad_mode`` ("valid", "same", "pad") is what ``nn.MaxPool2d``
     uses; "pad" also takes (top, bottom, left, right).
 
@@ -255,8 +316,11 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
         ops.max_pool2d(x, 2)                 # 2x2 windows, stride 2
     """
     x = tensor_arg(x, "max_pool2d")
-    _unsupported("max_pool2d", dilation, ceil_mode, return_indices)
-    return call(_MAX_POOL, (x,), _attrs("max_pool2d", x, kernel_size, stride, _mode(pad_mode, padding), padding))
+    _unsupported("max_pool2d", dilation)
+    attrs = _attrs("max_pool2d", x, kernel_size, stride, _mode(pad_mode, padding), padding, ceil_mode)
+    if return_indices:
+        return tuple(call(_MAX_POOL_IDX, (x,), attrs))
+    return call(_MAX_POOL, (x,), attrs)
 
 
 def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
@@ -264,20 +328,22 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, cou
     """Mean over each ``kernel_size`` window of ``input_x`` (N, C, H, W), moved by ``stride``.
 
     MindSpore's functional signature. With padding, ``count_include_pad`` says
-    whether the padded zeros count in the divisor ("same" padding never counts
-    them, as MindSpore's "same" mode); a non-zero ``divisor_override`` replaces
-    the divisor. The keyword ``pad_mode`` is what ``nn.AvgPool2d`` uses.
+    whether the padded zeros count in the divisor ("same" padding counts only
+    with ``ceil_mode``, as MindSpore's "same" mode); a non-zero
+    ``divisor_override`` replaces the divisor. ``ceil_mode`` rounds the output
+    size up; the rows it adds never count. The keyword ``pad_mode`` is what
+    ``nn.AvgPool2d`` uses.
     """
     x = tensor_arg(input_x, "avg_pool2d")
-    _unsupported("avg_pool2d", 1, ceil_mode)
     if divisor_override is None:
         divisor_override = 0
     if isinstance(divisor_override, bool) or not isinstance(divisor_override, int) or divisor_override < 0:
         raise ValueError(f"avg_pool2d: divisor_override must be a non-negative int (0: none), got "
                          f"{divisor_override!r}")
     mode = _mode(pad_mode, padding)
-    include = bool(count_include_pad) and mode != "same"
-    return call(_AVG_POOL, (x,), _attrs("avg_pool2d", x, kernel_size, stride, mode, padding,
+    # MindSpore: "same" padding counts in the divisor only with ceil_mode (and count_include_pad)
+    include = bool(count_include_pad) and (mode != "same" or bool(ceil_mode))
+    return call(_AVG_POOL, (x,), _attrs("avg_pool2d", x, kernel_size, stride, mode, padding, ceil_mode,
                                         count_include_pad=include, divisor_override=divisor_override))
 
 
@@ -290,6 +356,24 @@ def _bins_matrix(size, out, dtype):
     return m
 
 
+def _adaptive_size(name, x, output_size):
+    if x.ndim not in (3, 4):
+        raise ValueError(f"{name}: the input must be 3-D or 4-D, got shape {list(x.shape)}")
+    if x._data.dtype.kind != "f":
+        raise TypeError(f"{name}: the input must be a float tensor, got {x.dtype.name}")
+    h, w = x.shape[-2:]
+    if isinstance(output_size, (int, np.integer)):
+        output_size = (int(output_size), int(output_size))
+    if not isinstance(output_size, (tuple, list)) or len(output_size) != 2:
+        raise TypeError(f"{name}: output_size must be an int or a tuple of 2 (int or None), "
+                        f"got {output_size!r}")
+    oh = h if output_size[0] is None else int(output_size[0])
+    ow = w if output_size[1] is None else int(output_size[1])
+    if oh <= 0 or ow <= 0:
+        raise ValueError(f"{name}: output_size must be positive, got {output_size!r}")
+    return oh, ow
+
+
 def adaptive_avg_pool2d(input, output_size):  # noqa: A002 - MindSpore's name
     """Average pooling to a fixed ``output_size`` (an int, or (H, W) where None keeps that size).
 
@@ -297,24 +381,90 @@ def adaptive_avg_pool2d(input, output_size):  # noqa: A002 - MindSpore's name
     Input (N, C, H, W) or (C, H, W).
     """
     x = tensor_arg(input, "adaptive_avg_pool2d")
-    if x.ndim not in (3, 4):
-        raise ValueError(f"adaptive_avg_pool2d: the input must be 3-D or 4-D, got shape {list(x.shape)}")
-    if x._data.dtype.kind != "f":
-        raise TypeError(f"adaptive_avg_pool2d: the input must be a float tensor, got {x.dtype.name}")
+    oh, ow = _adaptive_size("adaptive_avg_pool2d", x, output_size)
     h, w = x.shape[-2:]
-    if isinstance(output_size, (int, np.integer)):
-        output_size = (int(output_size), int(output_size))
-    if not isinstance(output_size, (tuple, list)) or len(output_size) != 2:
-        raise TypeError(f"adaptive_avg_pool2d: output_size must be an int or a tuple of 2 (int or None), "
-                        f"got {output_size!r}")
-    oh = h if output_size[0] is None else int(output_size[0])
-    ow = w if output_size[1] is None else int(output_size[1])
-    if oh <= 0 or ow <= 0:
-        raise ValueError(f"adaptive_avg_pool2d: output_size must be positive, got {output_size!r}")
     dt = x._data.dtype
     ph = Tensor._wrap(_bins_matrix(h, oh, dt))
     pwt = Tensor._wrap(np.ascontiguousarray(_bins_matrix(w, ow, dt).T))
     return F.matmul(F.matmul(ph, x), pwt)
 
 
-__all__ = ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"]
+# ================================================================== adaptive max pooling
+def _bins(size, out):
+    return [((i * size) // out, -(-((i + 1) * size) // out)) for i in range(out)]
+
+
+def _adaptive_argmax(x, out_hw):
+    """Per output bin, the flat index (row * W + column) of the first maximum of its window."""
+    h, w = x.shape[-2:]
+    idx = np.empty(x.shape[:-2] + tuple(out_hw), np.int64)
+    for i, (r0, r1) in enumerate(_bins(h, out_hw[0])):
+        for j, (c0, c1) in enumerate(_bins(w, out_hw[1])):
+            win = x[..., r0:r1, c0:c1].reshape(x.shape[:-2] + (-1,))
+            k = np.argmax(win, axis=-1)
+            idx[..., i, j] = (r0 + k // (c1 - c0)) * w + c0 + k % (c1 - c0)
+    return idx
+
+
+def _take_flat(x, idx):
+    flat = x.reshape(x.shape[:-2] + (-1,))
+    return np.take_along_axis(flat, idx.reshape(idx.shape[:-2] + (-1,)), -1).reshape(idx.shape)
+
+
+def _adaptive_max_compute(attrs, ins):
+    idx = _adaptive_argmax(ins[0], attrs["out"])
+    return [_take_flat(ins[0], idx), idx]
+
+
+def _adaptive_max_grad_compute(attrs, ins):
+    x, dy = ins
+    idx = _adaptive_argmax(x, attrs["out"])
+    lead = int(np.prod(x.shape[:-2], dtype=np.int64))
+    dx = np.zeros((lead, x.shape[-2] * x.shape[-1]), dy.dtype)
+    rows = np.repeat(np.arange(lead), int(np.prod(attrs["out"])))
+    np.add.at(dx, (rows, idx.reshape(-1)), dy.reshape(-1))
+    return dx.reshape(x.shape)
+
+
+def _adaptive_max_gather_compute(attrs, ins):
+    x, g = ins
+    return _take_flat(g, _adaptive_argmax(x, attrs["out"]))
+
+
+def _adaptive_out(attrs, s):
+    return list(s[:-2]) + list(attrs["out"])
+
+
+_ADAPTIVE_MAX = defop("adaptive_max_pool2d", 1, _adaptive_max_compute,
+                      lambda a, s: (s, [_adaptive_out(a, s[0]), _adaptive_out(a, s[0])]),
+                      lambda a, d: (d, [_float_type("adaptive_max_pool2d")(a, d)[1][0], _dt.int64]),
+                      lambda ins, outs, g, a: [call(_ADAPTIVE_MAX_GRAD, (ins[0], g[0]), a)], num_outputs=2,
+                      doc="adaptive 2-D max pooling with the flat index of each maximum", arg_names=("x",))
+_ADAPTIVE_MAX_GRAD = defop("adaptive_max_pool2d_grad", 2, _adaptive_max_grad_compute,
+                           lambda a, s: (s, [list(s[0])]), _float_type("adaptive_max_pool2d_grad"),
+                           lambda ins, outs, g, a: [None, call(_ADAPTIVE_MAX_GATHER, (ins[0], g[0]), a)],
+                           doc="gradient of adaptive_max_pool2d: dy routed to each bin's first maximum",
+                           arg_names=("x", "dy"))
+_ADAPTIVE_MAX_GATHER = defop("adaptive_max_pool2d_gather", 2, _adaptive_max_gather_compute,
+                             lambda a, s: (s, [_adaptive_out(a, s[0])]), _float_type("adaptive_max_pool2d_gather"),
+                             lambda ins, outs, g, a: [None, call(_ADAPTIVE_MAX_GRAD, (ins[0], g[0]), a)],
+                             doc="g read at each adaptive bin's first maximum of x", arg_names=("x", "g"))
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002 - MindSpore's name
+    """Max pooling to a fixed ``output_size`` (an int, or (H, W) where None keeps that size).
+
+    Bins as ``adaptive_avg_pool2d``'s; ``return_indices`` also returns the
+    int64 flat index (row * W + column) of each bin's first maximum.
+    Input (N, C, H, W) or (C, H, W).
+
+    Example::
+
+        ops.adaptive_max_pool2d(x, (2, 3))        # (N, C, 2, 3)
+    """
+    x = tensor_arg(input, "adaptive_max_pool2d")
+    out = call(_ADAPTIVE_MAX, (x,), {"out": _adaptive_size("adaptive_max_pool2d", x, output_size)})
+    return tuple(out) if return_indices else out[0]
+
+
+__all__ = ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d"]

@@ -19,3 +19,6 @@ __all__ = ["Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "His
            "CheckpointConfig", "ModelCheckpoint", "Metric", "Accuracy", "Loss", "Precision", "Recall", "Fbeta",
            "F1", "MAE", "MSE", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
            "get_metric_fn", "names", "metrics", "save_checkpoint", "load_checkpoint", "load_param_into_net"]
+from .onnx_export import export
+
+__all__ += ["export"]

@@ -14,3 +14,7 @@ from .rmsprop import RMSProp
 from .adagrad import Adagrad
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamWeightDecay", "AdamW", "RMSProp", "Adagrad"]
+from .adadelta import Adadelta
+from .ftrl import FTRL
+
+__all__ += ["Adadelta", "FTRL"]

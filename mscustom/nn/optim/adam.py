@@ -14,7 +14,9 @@ class Adam(Optimizer):
 
     ``m = b1*m + (1-b1)*g``; ``v = b2*v + (1-b2)*g*g``;
     ``lr_t = lr * sqrt(1 - b2**t) / (1 - b1**t)``; ``p -= lr_t * m / (sqrt(v) + eps)``.
-    With ``use_nesterov=True`` the numerator is ``b1*m + (1-b1)*g``. Weight
+    With ``use_nesterov=True`` the numerator is ``b1*m + (1-b1)*g``. With
+    ``use_amsgrad=True`` the denominator uses ``vhat``, the running maximum of
+    ``v`` (state ``vhat.<name>``), as MindSpore's ApplyAdamWithAmsgrad. Weight
     decay is L2 (added to the gradient), as in MindSpore's Adam.
 
     Example::
@@ -23,8 +25,12 @@ class Adam(Optimizer):
     """
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
-                 use_nesterov=False, weight_decay=0.0, loss_scale=1.0):
+                 use_nesterov=False, weight_decay=0.0, loss_scale=1.0, use_amsgrad=False):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
+        if not isinstance(use_amsgrad, bool):
+            raise TypeError(f"For 'Adam', the type of 'use_amsgrad' should be 'bool', but got type "
+                            f"'{type(use_amsgrad).__name__}'.")
+        self.use_amsgrad = use_amsgrad
         self.beta1 = _number(beta1, "beta1", "Adam", low=0, high=1, high_open=True)
         self.beta2 = _number(beta2, "beta2", "Adam", low=0, high=1, high_open=True)
         self.eps = _number(eps, "eps", "Adam", low=0, low_open=True)
@@ -32,6 +38,8 @@ class Adam(Optimizer):
         self.use_locking = bool(use_locking)
         self.moment1 = self._state("moment1")
         self.moment2 = self._state("moment2")
+        if use_amsgrad:
+            self.vhat = self._state("vhat")
         self._scratch = [np.empty_like(p._data) for p in self.parameters]
 
     def _update(self, i, param, grad, lr):
@@ -41,6 +49,10 @@ class Adam(Optimizer):
         s *= 1.0 - b2
         v *= b2
         v += s
+        if self.use_amsgrad:
+            vhat = self.vhat[i]._data
+            np.maximum(vhat, v, out=vhat)
+            v = vhat                            # the denominator uses the running maximum
         grad *= 1.0 - b1                        # grad now holds (1 - b1) * g
         m *= b1
         m += grad

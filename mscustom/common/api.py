@@ -1,0 +1,5 @@
+"""``mindspore.common.api``: ``jit``."""
+
+from ..graph import jit
+
+__all__ = ["jit"]

@@ -1,0 +1,5 @@
+"""``mindspore.common.parameter``: ``Parameter`` and ``ParameterTuple``."""
+
+from ..tensor import Parameter, ParameterTuple
+
+__all__ = ["Parameter", "ParameterTuple"]

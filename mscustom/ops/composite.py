@@ -1,0 +1,5 @@
+"""``mindspore.ops.composite``: ``GradOperation`` (``import mindspore.ops.composite as C``)."""
+
+from ..autograd import GradOperation
+
+__all__ = ["GradOperation"]
