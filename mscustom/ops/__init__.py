@@ -25,3 +25,9 @@ from ._tensor_ops import (arange, argmax, argmin, cat, clamp, clip_by_value, ful
 from . import _graph_kernels
 
 _graph_kernels.install()        # ufunc / write-into / view kernels that graph-mode replays use
+
+# more math, array and loss functions with MindSpore's names (mscustom/ops/_more_*.py, _loss_functional.py)
+from ._more_math_ops import *  # noqa: F401,F403,E402
+from ._more_math_ops import div  # noqa: E402  (ops.div(input, other, *, rounding_mode=None))
+from ._more_array_ops import *  # noqa: F401,F403,E402
+from ._loss_functional import *  # noqa: F401,F403,E402
