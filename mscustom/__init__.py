@@ -32,3 +32,4 @@ from .train import (Model, Callback, RunContext, LossMonitor, TimeMonitor, Histo
 __all__ += ["dataset", "train", "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "History",
             "EarlyStopping", "CheckpointConfig", "ModelCheckpoint", "save_checkpoint", "load_checkpoint",
             "load_param_into_net"]
+from .tensor import tensor  # noqa: E402  (ms.tensor(...), the function form of Tensor)
