@@ -153,6 +153,11 @@ def _scan_call(op, name, x, axis, dtype, exclusive=False, reverse=False):
     return call(op, (x,), {"axis": ax, "exclusive": bool(exclusive), "reverse": bool(reverse)})
 
 
+def scan(fname, x, axis, exclusive=False, reverse=False):
+    """``cumsum`` / ``cumprod`` with MindSpore's CumSum/CumProd attributes ``exclusive`` and ``reverse``."""
+    return _scan_call(_CUMSUM if fname == "cumsum" else _CUMPROD, fname, x, axis, None, exclusive, reverse)
+
+
 def cumsum(x, axis, dtype=None):
     """Running sums of ``x`` along ``axis`` (cast to ``dtype`` first when given).
 
@@ -754,6 +759,7 @@ def tile(input, dims):  # noqa: A002 - MindSpore's names
 
 # ================================================================== pad
 _PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+_OP_MODES = dict(_PAD_MODES, symmetric="symmetric")        # symmetric: MirrorPad's SYMMETRIC
 
 
 def _pad_width(attrs, ndim):
@@ -775,6 +781,9 @@ def _pad_shape(attrs, shapes):
     for d, (lo, hi) in enumerate(width):
         if lo < 0 or hi < 0:
             raise ValueError(f"op 'pad': padding must be non-negative here, got {list(pads)}")
+        if mode == "symmetric" and (lo > src[d] or hi > src[d]):
+            raise ValueError(f"op 'pad': symmetric padding ({lo}, {hi}) must be at most the size of dim {d} "
+                             f"({src[d]})")
         if mode == "reflect" and (lo >= src[d] or hi >= src[d]) and (lo or hi):
             raise ValueError(f"op 'pad': reflect padding ({lo}, {hi}) must be less than the size of dim {d} "
                              f"({src[d]})")
@@ -788,7 +797,7 @@ def _pad_compute(attrs, ins):
     width = _pad_width(attrs, x.ndim)
     if attrs["mode"] == "constant":
         return np.pad(x, width, mode="constant", constant_values=x.dtype.type(attrs["value"]))
-    return np.pad(x, width, mode=_PAD_MODES[attrs["mode"]])
+    return np.pad(x, width, mode=_OP_MODES[attrs["mode"]])
 
 
 def _source_index(n, lo, hi, mode):
@@ -800,6 +809,9 @@ def _source_index(n, lo, hi, mode):
         return np.clip(pos, 0, n - 1)
     if mode == "circular":
         return np.mod(pos, n)
+    if mode == "symmetric":                 # reflect repeating the edge
+        m = np.mod(pos, 2 * n)
+        return np.where(m < n, m, 2 * n - 1 - m)
     period = 2 * (n - 1)                    # reflect without repeating the edge
     if period == 0:
         return np.zeros_like(pos)
@@ -831,6 +843,11 @@ _PAD = defop("pad", 1, _pad_compute, _pad_shape, same_type,
 _PAD_GRAD = defop("pad_grad", 1, _pad_grad_compute, lambda a, s: (s, [list(a["shape"])]), same_type,
                   lambda ins, outs, g, a: [call(_PAD, (g[0],), {k: v for k, v in a.items() if k != "shape"})],
                   doc="the adjoint of pad: padded positions add into the entries they copy", arg_names=("dy",))
+
+
+def pad_mode_op(x, pads, mode):
+    """The pad op with flat ``pads`` (last dim first) in any of its modes, ``"symmetric"`` included."""
+    return call(_PAD, (x,), {"pads": tuple(pads), "mode": mode, "value": 0})
 
 
 def pad(input_x, padding, mode="constant", value=None):
