@@ -79,6 +79,9 @@ class Tensor:
             return
         if init is not None and input_data is not None:
             raise ValueError("Tensor: give either input_data or init (with shape and dtype), not both")
+        if init is not None and not isinstance(init, str) and (dtype is None or shape is None):
+            raise ValueError("Tensor: init, dtype and shape must be given together, e.g. "
+                             "Tensor(shape=(2, 3), dtype=ms.float32, init=One())")
         if input_data is None and shape is not None:
             np_dtype = _dt.to_numpy(dtype if dtype is not None else _dt.float32)
             shape = (shape,) if isinstance(shape, int) else tuple(shape)

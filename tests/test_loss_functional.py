@@ -72,6 +72,27 @@ CASES = [
      ('float32', (2, 3), [-0.0219336, -0.04643345, -0.09829962, -0.1234173, -0.007889796, -0.03535962])),
     ("ops.mse_loss(X, P, reduction='avg')",
      ('err', 'ValueError')),
+    # dtypes and edge cases
+    ('ops.cross_entropy(T(np.arange(12, dtype=np.float32).reshape(2, 3, 2) / 5), T(np.array([[0, 2], [1, 1]], np.int32)))',
+     ('float32', (), [1.15125])),
+    ('ops.cross_entropy(X, T(np.array([2, 1], np.int32)), T(np.array([1.0, 2.0, 0.5], np.float32)), label_smoothing=0.2)',
+     ('float32', (), [0.6408743])),
+    ('ops.nll_loss(X, T(np.array([2, -100], np.int32)))',
+     ('float32', (), [-0.5])),
+    ('ops.nll_loss(T(np.array([-0.5, -1.0, -2.0], np.float32)), T(np.array(1, np.int32)))',
+     ('float32', (), [1.0])),
+    ("ops.binary_cross_entropy_with_logits(X, T(np.ones((2, 3), np.float32)), reduction='none')",
+     ('float32', (2, 3), [0.2014133, 2.350207, 0.474077, 1.136871, 0.04858733, 1.501929])),
+    ('ops.l1_loss(X, T(np.array([1.0, 0.0, -1.0], np.float32)))',
+     ('float32', (), [1.541667])),
+    ("ops.mse_loss(X, P, reduction='sum')",
+     ('float32', (), [46.125])),
+    ("ops.smooth_l1_loss(X, P, reduction='sum')",
+     ('float32', (), [12.5])),
+    ("ops.kl_div(X, P, reduction='none')",
+     ('float32', (2, 3), [-1.096574, 3.091429, 0.3862944, 5.545837, -1.096574, 3.166828])),
+    ('ops.cross_entropy(I.reshape(1, 3), T(np.array([0], np.int32)))',
+     ('err', 'TypeError')),
 ]
 
 

@@ -3,6 +3,8 @@ logical ops, isnan/isinf, and integer inputs of sqrt/reciprocal computed in floa
 Expected values come from real MindSpore 2.10 (CPU), see ms_oracle_cases.py.
 """
 
+from math import inf, nan  # noqa: F401  (values MindSpore returns, below)
+
 import numpy as np
 import pytest
 
@@ -110,6 +112,27 @@ CASES = [
      ('float32', (2, 3), [1.088488, -0.1125239, 0.8864244, 0.1607457, 1.021102, -0.01469757])),
     ('ms.grad(lambda x: ops.erfc(x).sum())(X)',
      ('float32', (2, 3), [-0.1189302, -0.007142309, -0.8787823, -0.642931, -0.0001392527, -0.236521])),
+    # dtypes and edge cases
+    ('ops.floor_div(I, T(np.array([2.0], np.float32)))',
+     ('float32', (3,), [0.0, 2.0, 4.0])),
+    ('ops.floor_mod(X, -1.0)',
+     ('float32', (2, 3), [-0.5, -0.25, -0.5, -0.75, 0.0, -0.25])),
+    ('ops.remainder(T(np.array([-3.0, 3.0], np.float32)), 2)',
+     ('float32', (2,), [1.0, 1.0])),
+    ('ops.bitwise_and(I, T(np.array([3, 3, 3], np.int64)))',
+     ('int64', (3,), [1, 0, 1])),
+    ('ops.softplus(X.astype(ms.float16))',
+     ('float16', (2, 3), [1.701172, 0.1002197, 0.9741211, 0.3869629, 3.048828, 0.2519531])),
+    ('ops.trunc(X.astype(ms.float64))',
+     ('float64', (2, 3), [1.0, -2.0, 0.0, -0.0, 3.0, -1.0])),
+    ('ops.reciprocal(T(np.array([0.0, -0.0], np.float32)))',
+     ('float32', (2,), [inf, -inf])),
+    ('ops.log2(T(np.array([-1.0, 0.0], np.float32)))',
+     ('float32', (2,), [nan, -inf])),
+    ('ops.isinf(B)',
+     ('err', 'TypeError')),
+    ('ops.logical_not(I - 1)',
+     ('bool', (3,), [True, False, False])),
 ]
 
 

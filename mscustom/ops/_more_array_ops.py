@@ -169,8 +169,12 @@ def cumsum(x, axis, dtype=None):
 
 
 def cumprod(input, dim, dtype=None):  # noqa: A002 - MindSpore's name
-    """Running products of ``input`` along ``dim``; the gradient is exact also at zeros."""
-    return _scan_call(_CUMPROD, "cumprod", input, dim, dtype)
+    """Running products of ``input`` along ``dim``; integers and bool multiply in int64 (MindSpore's
+    ``ops.cumprod``; the ``CumProd`` primitive keeps the dtype). The gradient is exact also at zeros."""
+    x = tensor_arg(input, "cumprod")
+    if dtype is None and not is_float(x):
+        dtype = _dt.int64
+    return _scan_call(_CUMPROD, "cumprod", x, dim, dtype)
 
 
 # ================================================================== products over axes

@@ -36,6 +36,15 @@ def float_or_int_to_f32(name):
     return infer
 
 
+def _quiet(kernel):
+    """A kernel that returns inf / nan without NumPy's RuntimeWarnings (as MindSpore does)."""
+    def compute(attrs, ins):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return kernel(attrs, ins)
+    compute.__name__ = getattr(kernel, "__name__", "compute")
+    return compute
+
+
 def _as_float(x):
     return x if x.dtype.kind == "f" else x.astype(np.float32)
 
@@ -91,19 +100,19 @@ _SIN = unary("sin", lambda a, i: np.sin(i[0]), float_only("sin"),
              lambda ins, outs, g, a: [F.mul(g[0], cos(ins[0]))], "sine")
 _COS = unary("cos", lambda a, i: np.cos(i[0]), float_only("cos"),
              lambda ins, outs, g, a: [F.neg(F.mul(g[0], sin(ins[0])))], "cosine")
-_TAN = unary("tan", lambda a, i: np.tan(i[0]), float_only("tan"),
+_TAN = unary("tan", _quiet(lambda a, i: np.tan(i[0])), float_only("tan"),
              lambda ins, outs, g, a: [F.mul(g[0], F.add(F.square(outs[0]), 1))], "tangent")
-_RSQRT = unary("rsqrt", lambda a, i: np.reciprocal(np.sqrt(i[0])), float_only("rsqrt"),
+_RSQRT = unary("rsqrt", _quiet(lambda a, i: np.reciprocal(np.sqrt(i[0]))), float_only("rsqrt"),
                lambda ins, outs, g, a: [F.mul(g[0], F.mul(F.mul(F.square(outs[0]), outs[0]), -0.5))],
                "1 / sqrt(x)")
-_RECIPROCAL = unary("reciprocal", lambda a, i: np.reciprocal(_as_float(i[0])), float_or_int_to_f32("reciprocal"),
+_RECIPROCAL = unary("reciprocal", _quiet(lambda a, i: np.reciprocal(_as_float(i[0]))), float_or_int_to_f32("reciprocal"),
                     lambda ins, outs, g, a: [F.neg(F.mul(g[0], F.square(outs[0])))] if is_float(ins[0]) else [None],
                     "1 / x (integers compute in float32)")
-_LOG1P = unary("log1p", lambda a, i: np.log1p(i[0]), float_only("log1p"),
+_LOG1P = unary("log1p", _quiet(lambda a, i: np.log1p(i[0])), float_only("log1p"),
                lambda ins, outs, g, a: [F.div(g[0], F.add(ins[0], 1))], "log(1 + x), accurate near 0")
 _EXPM1 = unary("expm1", lambda a, i: np.expm1(i[0]), float_only("expm1"),
                lambda ins, outs, g, a: [F.mul(g[0], F.add(outs[0], 1))], "exp(x) - 1, accurate near 0")
-_LOG2 = unary("log2", lambda a, i: np.log2(i[0]), float_only("log2"),
+_LOG2 = unary("log2", _quiet(lambda a, i: np.log2(i[0])), float_only("log2"),
               lambda ins, outs, g, a: [F.div(g[0], F.mul(ins[0], math.log(2.0)))], "base-2 logarithm")
 
 _ERFC_UFUNC = np.frompyfunc(math.erfc, 1, 1)
@@ -240,14 +249,10 @@ selu = functional(_SELU, "SELU with MindSpore's constants (float tensors).", arg
 
 # ================================================================== division and remainders
 def _floor_div_compute(attrs, ins):
-    x, y = ins
-    if x.dtype.kind in "iu" and y.dtype.kind in "iu":
-        with np.errstate(divide="ignore"):
-            return np.floor_divide(x, y)
-    return np.floor_divide(x, y)
+    return np.floor_divide(ins[0], ins[1])
 
 
-_FLOOR_DIV = defop("floor_div", 2, _floor_div_compute, broadcast_shape("floor_div"), numeric_promote("floor_div"),
+_FLOOR_DIV = defop("floor_div", 2, _quiet(_floor_div_compute), broadcast_shape("floor_div"), numeric_promote("floor_div"),
                    _zero_grad, doc="floor(x / y) with broadcasting (gradient 0)", arg_names=("x", "y"))
 
 
@@ -258,7 +263,7 @@ def _floor_mod_grad(ins, outs, g, a):
     return [gx, gy]
 
 
-_FLOOR_MOD = defop("floor_mod", 2, lambda a, i: np.mod(i[0], i[1]), broadcast_shape("floor_mod"),
+_FLOOR_MOD = defop("floor_mod", 2, _quiet(lambda a, i: np.mod(i[0], i[1])), broadcast_shape("floor_mod"),
                    numeric_promote("floor_mod"), _floor_mod_grad,
                    doc="x - floor(x / y) * y: the remainder with the sign of y", arg_names=("x", "y"))
 
@@ -278,9 +283,9 @@ def _fmod_grad(ins, outs, g, a):
     return [gx, gy]
 
 
-_TRUNC_DIV = defop("trunc_div", 2, _trunc_div_compute, broadcast_shape("trunc_div"), numeric_promote("trunc_div"),
+_TRUNC_DIV = defop("trunc_div", 2, _quiet(_trunc_div_compute), broadcast_shape("trunc_div"), numeric_promote("trunc_div"),
                    _zero_grad, doc="x / y rounded towards zero (gradient 0)", arg_names=("x", "y"))
-_FMOD = defop("fmod", 2, lambda a, i: np.fmod(i[0], i[1]), broadcast_shape("fmod"), numeric_promote("fmod"),
+_FMOD = defop("fmod", 2, _quiet(lambda a, i: np.fmod(i[0], i[1])), broadcast_shape("fmod"), numeric_promote("fmod"),
               _fmod_grad, doc="x - trunc(x / y) * y: the remainder with the sign of x", arg_names=("x", "y"))
 
 floor_div = functional(_FLOOR_DIV, "``floor(x / y)`` with broadcasting; integers stay integers (``x // y``).")
@@ -337,8 +342,14 @@ _LOGICAL_NOT = unary("logical_not", lambda a, i: np.logical_not(i[0]), lambda a,
                      "not x elementwise (any dtype in, bool out)")
 _ISNAN = unary("isnan", lambda a, i: np.isnan(i[0]) if i[0].dtype.kind == "f" else np.zeros(i[0].shape, bool),
                lambda a, d: (d, [_dt.bool_]), no_grad, "True where x is NaN")
+def _isinf_type(attrs, dtypes):
+    if dtypes[0].name == "bool":
+        raise TypeError("op 'isinf': input must be a number type, got bool")
+    return dtypes, [_dt.bool_]
+
+
 _ISINF = unary("isinf", lambda a, i: np.isinf(i[0]) if i[0].dtype.kind == "f" else np.zeros(i[0].shape, bool),
-               lambda a, d: (d, [_dt.bool_]), no_grad, "True where x is +inf or -inf")
+               _isinf_type, no_grad, "True where x is +inf or -inf")
 
 logical_and = functional(_LOGICAL_AND, "Elementwise logical and; a bool tensor.", arg_names=("input", "other"))
 logical_or = functional(_LOGICAL_OR, "Elementwise logical or; a bool tensor.", arg_names=("input", "other"))
