@@ -372,6 +372,8 @@ class Tensor:
     def sum(self, axis=None, keepdims=False, *, dtype=None, dim=None, keepdim=None, initial=None):
         """Sum over ``axis`` (or ``dim``); ``dtype`` casts first. The old positional form
         ``sum(axis, dtype)`` is accepted too."""
+        if dtype is None and dim is None and keepdim is None and initial is None and keepdims.__class__ is bool:
+            return _F.reduce_sum(self, axis, keepdims)          # the common call, without the overloads
         if keepdims is not False and not isinstance(keepdims, bool) and dtype is None:
             dtype, keepdims = keepdims, False           # sum(axis, dtype): MindSpore's older overload
         axis, keepdims = _pick_axis(axis, dim, keepdims, keepdim)
@@ -380,6 +382,8 @@ class Tensor:
         return out if initial is None else _F.add(out, initial)
 
     def mean(self, axis=None, keep_dims=False, *, dim=None, keepdim=None, dtype=None):
+        if dim is None and keepdim is None and dtype is None:
+            return _F.reduce_mean(self, axis, keep_dims)
         axis, keep_dims = _pick_axis(axis, dim, keep_dims, keepdim)
         x = self if dtype is None else _F.cast(self, dtype)
         return _F.reduce_mean(x, axis, keep_dims)
@@ -387,10 +391,14 @@ class Tensor:
     def max(self, *args, **kwargs):
         """``x.max()``: the maximum; ``x.max(dim)`` / ``x.max(dim=...)``: the tuple (values, int64 indices);
         ``x.max(axis=..., keepdims=...)``: the values (MindSpore's two overloads)."""
+        if not args and not kwargs:
+            return _F.reduce_max(self, None, False)
         return _extreme(self, "max", args, kwargs)
 
     def min(self, *args, **kwargs):
         """As ``max``, for the minimum."""
+        if not args and not kwargs:
+            return _F.reduce_min(self, None, False)
         return _extreme(self, "min", args, kwargs)
 
     def reshape(self, *shape):
