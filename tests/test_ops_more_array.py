@@ -205,6 +205,18 @@ CASES = [
      ('float32', (2, 3), [0.5454546, -0.8181819, 0.1818182, -0.2248595, 0.899438, -0.3747658])),
     ("ms.grad(lambda x: (ops.interpolate(x, size=(3, 5), mode='bilinear', align_corners=False) * T(np.arange(15, dtype=np.float32).reshape(1, 1, 3, 5))).sum())(T(np.arange(8, dtype=np.float32).reshape(1, 1, 2, 4)))",
      ('float32', (1, 1, 2, 4), [3.7, 5.55, 7.65, 10.6, 16.7, 17.55, 19.65, 23.6])),
+    ("ops.interpolate(T(np.arange(8, dtype=np.float32).reshape(1, 1, 2, 4)), size=(3, 5), mode='bicubic')",
+     ('float32', (1, 1, 3, 5), [-0.3066792, 0.3847708, 1.236445, 2.088118, 2.779568, 1.956876, 2.648326, 3.5, 4.351674, 5.043124, 4.220431, 4.911881, 5.763555, 6.615228, 7.306679])),
+    ("ops.interpolate(T(np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4) ** 2 / 10), size=(3, 6), mode='bicubic', align_corners=True)",
+     ('float32', (1, 1, 3, 6), [0.0, 0.02876721, 0.1504422, 0.3015227, 0.6266062, 0.9, 3.4, 4.033089, 5.048281, 5.803684, 7.022284, 7.900001, 14.4, 15.63741, 17.54612, 18.90584, 21.01796, 22.5])),
+    ("ops.interpolate(T(np.arange(36, dtype=np.float32).reshape(1, 1, 6, 6) ** 2 / 10), size=(4, 3), mode='bicubic')",
+     ('float32', (1, 1, 4, 3), [0.5590812, 1.575365, 3.488708, 11.91912, 16.9, 22.77794, 39.6603, 48.4, 58.03677, 86.81998, 99.52428, 113.1256])),
+    ("ops.interpolate(T(np.arange(30, dtype=np.float32).reshape(1, 1, 5, 6)), size=(3, 4), mode='area')",
+     ('float32', (1, 1, 3, 4), [3.5, 4.5, 6.5, 7.5, 12.5, 13.5, 15.5, 16.5, 21.5, 22.5, 24.5, 25.5])),
+    ("ops.interpolate(T(np.arange(7, dtype=np.float32).reshape(1, 1, 7)), size=3, mode='area')",
+     ('err', 'ValueError')),
+    ("ms.grad(lambda x: (ops.interpolate(x, size=(3, 4), mode='area') * T(np.arange(12, dtype=np.float32).reshape(1, 1, 3, 4))).sum())(T(np.arange(30, dtype=np.float32).reshape(1, 1, 5, 6)))",
+     ('float32', (1, 1, 5, 6), [0.0, 0.25, 0.25, 0.5, 1.25, 0.75, 0.6666667, 1.75, 1.083333, 1.5, 3.416667, 1.916667, 0.6666667, 1.5, 0.8333333, 1.0, 2.166667, 1.166667, 2.666667, 5.75, 3.083333, 3.5, 7.416667, 3.916667, 2.0, 4.25, 2.25, 2.5, 5.25, 2.75])),
 ]
 
 
@@ -230,6 +242,8 @@ IMG = T(np.arange(8, dtype=np.float64).reshape(1, 1, 2, 4) / 3)
     (lambda x: ops.interpolate(x, size=(3, 5)), IMG),
     (lambda x: ops.interpolate(x, size=(3, 7), mode="bilinear", align_corners=True), IMG),
     (lambda x: ops.interpolate(x, size=(5, 3), mode="bilinear"), IMG),
+    (lambda x: ops.interpolate(x, size=(3, 6), mode="bicubic"), IMG),
+    (lambda x: ops.interpolate(x, size=(1, 3), mode="area"), IMG),
     (lambda x: ops.norm(x), X), (lambda x: ops.norm(x, 1, dim=1), X), (lambda x: ops.norm(x, 3, dim=0), X),
     (lambda x: ops.norm(x, float("inf")), X), (lambda x: ops.logsumexp(x, 1), X),
     (lambda x: ops.std(x, 1, ddof=1), X), (lambda x: ops.var(x, (0, 1)), X),
@@ -260,8 +274,10 @@ def test_errors_name_the_op():
         ops.pad(x, (1, 1), mode="edge")
     with pytest.raises(IndexError, match="op 'gather_nd': index 5 is out of range for dim 1 of size 3"):
         ops.gather_nd(x, T(np.array([[0, 5]], np.int32)))
-    with pytest.raises(ValueError, match="op 'interpolate': mode 'bicubic'|op 'interpolate': mode must be one of"):
-        ops.interpolate(x.reshape(1, 1, 2, 3), size=(2, 2), mode="bicubic")
+    with pytest.raises(ValueError, match="op 'interpolate': mode must be one of"):
+        ops.interpolate(x.reshape(1, 1, 2, 3), size=(2, 2), mode="cubic")
+    with pytest.raises(ValueError, match="op 'interpolate': mode 'bicubic' needs a 4-D input, got 3-D"):
+        ops.interpolate(x.reshape(1, 2, 3), size=2, mode="bicubic")
     with pytest.raises(ValueError, match="op 'norm': the matrix norm ord='nuc' is not supported"):
         ops.norm(x, "nuc")
 

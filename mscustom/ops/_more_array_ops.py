@@ -893,10 +893,35 @@ def _resize_matrix(n_in, n_out, mode, align_corners):
             src = np.floor(j * (n_in / n_out)).astype(np.int64)
         m[j, np.minimum(src, n_in - 1)] = 1.0
         return m
+    if mode == "area":                      # adaptive average: the input cells each output covers
+        for k in range(n_out):
+            start, stop = (k * n_in) // n_out, -(-((k + 1) * n_in) // n_out)
+            m[k, start:stop] = 1.0 / (stop - start)
+        return m
     if align_corners:
         pos = j * ((n_in - 1) / (n_out - 1)) if n_out > 1 else np.zeros(n_out)
     else:
-        pos = np.maximum((j + 0.5) * (n_in / n_out) - 0.5, 0.0)
+        pos = (j + 0.5) * (n_in / n_out) - 0.5
+    if mode == "cubic":
+        # MindSpore's bicubic kernel: cubic convolution with the fraction rounded to 1/1024 (a weight
+        # table); pixel centres (align_corners False) use a = -0.5 and drop the taps outside the
+        # input, renormalizing the rest; align_corners uses a = -0.75 with taps clamped to the border
+        a = -0.75 if align_corners else -0.5
+        base = np.floor(pos).astype(np.int64)
+        t = np.rint((pos - base) * 1024) / 1024
+        weights = [((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
+                   ((a + 2) * t - (a + 3)) * t * t + 1,
+                   ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1]
+        weights.append(1.0 - weights[0] - weights[1] - weights[2])
+        taps = base[:, None] + np.arange(-1, 3)[None, :]
+        w = np.stack(weights, 1)
+        if not align_corners:
+            w = w * ((taps >= 0) & (taps < n_in))
+            w = w / w.sum(1, keepdims=True)
+        for k in range(4):
+            np.add.at(m, (j, np.clip(taps[:, k], 0, n_in - 1)), w[:, k])
+        return m
+    pos = np.maximum(pos, 0.0)
     lo = np.minimum(np.floor(pos).astype(np.int64), n_in - 1)
     hi = np.minimum(lo + 1, n_in - 1)
     frac = pos - lo
@@ -945,17 +970,20 @@ _RESIZE_GRAD = defop("resize_grad", 1, _resize_grad_compute, lambda a, s: (s, [l
                      lambda ins, outs, g, a: [call(_RESIZE, (g[0],), {k: v for k, v in a.items() if k != "in_shape"})],
                      doc="the adjoint of resize", arg_names=("dy",))
 
-_INTERP_MODES = {"nearest": (3, 4, 5), "linear": (3,), "bilinear": (4,), "trilinear": (5,)}
+_INTERP_MODES = {"nearest": (3, 4, 5), "linear": (3,), "bilinear": (4,), "trilinear": (5,), "bicubic": (4,),
+                 "area": (3, 4, 5)}
+_KERNEL_MODE = {"nearest": "nearest", "area": "area", "bicubic": "cubic"}
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,  # noqa: A002
                 recompute_scale_factor=None):
     """Resize the spatial dims of an (N, C, ...) tensor by ``size`` or ``scale_factor``.
 
-    Modes ``"nearest"`` (3-, 4- or 5-D), ``"linear"`` (3-D), ``"bilinear"``
-    (4-D) and ``"trilinear"`` (5-D); ``align_corners`` as MindSpore (the
-    default, False, samples at pixel centres). ``"area"`` and ``"bicubic"`` are
-    not supported here.
+    Modes ``"nearest"`` and ``"area"`` (3-, 4- or 5-D), ``"linear"`` (3-D),
+    ``"bilinear"`` and ``"bicubic"`` (4-D), ``"trilinear"`` (5-D);
+    ``align_corners`` as MindSpore (the default, False, samples at pixel
+    centres). Every mode is a linear map per spatial axis, so the gradient is
+    its transpose.
     """
     x = tensor_arg(input, "interpolate")
     if mode not in _INTERP_MODES:
@@ -963,8 +991,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if x.ndim not in _INTERP_MODES[mode]:
         raise ValueError(f"op 'interpolate': mode {mode!r} needs a {' or '.join(f'{d}-D' for d in _INTERP_MODES[mode])} "
                          f"input, got {x.ndim}-D")
-    if align_corners and mode == "nearest":
-        raise ValueError("op 'interpolate': align_corners is only for the linear modes, not 'nearest'")
+    if align_corners and mode in ("nearest", "area"):
+        raise ValueError(f"op 'interpolate': align_corners is only for the linear and cubic modes, not {mode!r}")
     k = x.ndim - 2
     if (size is None) == (scale_factor is None):
         raise ValueError("op 'interpolate': give exactly one of size and scale_factor")
@@ -977,7 +1005,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         size = tuple(int(np.floor(n * s)) for n, s in zip(x.shape[2:], scale))
     if len(size) != k or not _bi.all(isinstance(s, (int, np.integer)) and s > 0 for s in size):
         raise ValueError(f"op 'interpolate': size must be {k} positive ints, got {size!r}")
-    return call(_RESIZE, (x,), {"size": tuple(int(s) for s in size), "mode": "nearest" if mode == "nearest" else "linear",
+    if mode == "area" and k == 1 and x.shape[2] % size[0]:
+        raise ValueError(f"op 'interpolate': mode 'area' on a 3-D input needs its length ({x.shape[2]}) to be "
+                         f"divisible by the output size ({size[0]}), as MindSpore's adaptive_avg_pool1d")
+    return call(_RESIZE, (x,), {"size": tuple(int(s) for s in size), "mode": _KERNEL_MODE.get(mode, "linear"),
                                 "align_corners": bool(align_corners)})
 
 
