@@ -359,6 +359,11 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - M
     p = 2 if ord is None else ord
     if isinstance(p, str):
         raise ValueError(f"op 'norm': ord={p!r} needs a matrix (2-D input or two dims)")
+    return vector_norm(x, p, dim, keepdim)
+
+
+def vector_norm(x, p, dim, keepdim):
+    """The ``p``-norm of the elements over ``dim`` (None: all; a tuple: all of them together)."""
     a = F.abs(x)
     if p == float("inf"):
         return F.reduce_max(a, dim, keepdim)
@@ -893,6 +898,13 @@ def _resize_matrix(n_in, n_out, mode, align_corners):
             src = np.floor(j * (n_in / n_out)).astype(np.int64)
         m[j, np.minimum(src, n_in - 1)] = 1.0
         return m
+    if mode == "linear_asym":               # ResizeBilinearV2's default: out j samples at j * in / out
+        pos = np.minimum(j * (n_in / n_out), n_in - 1.0)
+        lo = np.floor(pos).astype(np.int64)
+        hi = np.minimum(lo + 1, n_in - 1)
+        np.add.at(m, (j, lo), 1.0 - (pos - lo))
+        np.add.at(m, (j, hi), pos - lo)
+        return m
     if mode == "area":                      # adaptive average: the input cells each output covers
         for k in range(n_out):
             start, stop = (k * n_in) // n_out, -(-((k + 1) * n_in) // n_out)
@@ -1009,6 +1021,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError(f"op 'interpolate': mode 'area' on a 3-D input needs its length ({x.shape[2]}) to be "
                          f"divisible by the output size ({size[0]}), as MindSpore's adaptive_avg_pool1d")
     return call(_RESIZE, (x,), {"size": tuple(int(s) for s in size), "mode": _KERNEL_MODE.get(mode, "linear"),
+                                "align_corners": bool(align_corners)})
+
+
+def resize_bilinear(x, size, align_corners=False, half_pixel_centers=False):
+    """``ops.ResizeBilinearV2``'s computation on the last two dims of a 4-D tensor."""
+    x = tensor_arg(x, "ResizeBilinearV2")
+    if align_corners and half_pixel_centers:
+        raise ValueError("op 'ResizeBilinearV2': align_corners and half_pixel_centers cannot both be True")
+    mode = "linear" if align_corners or half_pixel_centers else "linear_asym"
+    return call(_RESIZE, (x,), {"size": tuple(int(s) for s in size), "mode": mode,
                                 "align_corners": bool(align_corners)})
 
 

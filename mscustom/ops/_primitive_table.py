@@ -220,6 +220,34 @@ def _resize_nearest(p, x):
     return resize_nearest_neighbor(x, tuple(p.attrs["size"]), p.attrs["align_corners"])
 
 
+def _resize_bilinear(p, x, size):
+    from ._more_array_ops import resize_bilinear
+    x = as_tensor(x)
+    if x.ndim != 4:
+        raise ValueError(f"{_who(p)}: the input must be 4-D (N, C, H, W), got shape {list(x.shape)}")
+    size = tuple(int(v) for v in (size.asnumpy() if isinstance(size, Tensor) else size))
+    return resize_bilinear(x, size, p.attrs["align_corners"], p.attrs["half_pixel_centers"])
+
+
+def _lp_norm(p, x):
+    from ._more_array_ops import vector_norm
+    ops = _ops()
+    a = p.attrs
+    axis = a["axis"]
+    axis = tuple(axis) if isinstance(axis, (list, tuple)) else axis
+    out = vector_norm(as_tensor(x), a["p"], axis, a["keep_dims"])
+    return ops.maximum(out, a["epsilon"])
+
+
+def _reduce_std(p, x):
+    ops = _ops()
+    a = p.attrs
+    axis = _axis_arg(a["axis"])
+    axis = tuple(axis) if isinstance(axis, list) else axis
+    std = ops.std(x, axis, 1 if a["unbiased"] else 0, a["keep_dims"])
+    return std, ops.reduce_mean(x, axis, a["keep_dims"])
+
+
 class _Printer:
     """What ``ops.Print`` writes, again on every graph-mode replay (tensors are read there)."""
 
@@ -289,6 +317,10 @@ TABLE = {
     "ResizeNearestNeighbor": ((("size", REQUIRED), ("align_corners", False), ("half_pixel_centers", False)),
                               _resize_nearest),
     "Print": ((), _print),
+    "MaskedFill": ((), lambda p, x, mask, value: _fn("masked_fill")(x, mask, value)),
+    "ResizeBilinearV2": ((("align_corners", False), ("half_pixel_centers", False)), _resize_bilinear),
+    "LpNorm": ((("axis", REQUIRED), ("p", 2), ("keep_dims", False), ("epsilon", 1e-12)), _lp_norm),
+    "ReduceStd": ((("axis", []), ("unbiased", True), ("keep_dims", False)), _reduce_std),
 }
 
 
