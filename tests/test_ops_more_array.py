@@ -280,6 +280,8 @@ def test_errors_name_the_op():
         ops.interpolate(x.reshape(1, 2, 3), size=2, mode="bicubic")
     with pytest.raises(ValueError, match="op 'norm': the matrix norm ord='nuc' is not supported"):
         ops.norm(x, "nuc")
+    with pytest.raises(RuntimeError, match="op 'cumprod_grad' has no gradient"):     # second order: refused
+        ms.grad(lambda y: ms.grad(lambda z: ops.cumprod(z, 0).sum())(y).sum())(T(np.array([1.0, 2.0])))
 
 
 def test_array_ops_replay_in_graph_mode():

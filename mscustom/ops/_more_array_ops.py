@@ -99,10 +99,11 @@ _CUMSUM = defop("cumsum", 1, lambda a, i: _scan(i[0], a["axis"], np.add, a["excl
 
 
 def _cumprod_grad_compute(attrs, ins):
-    """d/dx_i of sum_j g_j * y_j for y = cumprod(x): exact also where x has zeros.
+    """d/dx_i of sum_j dy_j * y_j for y = cumprod(x): exact also where x has zeros (no division).
 
-    With P_i the exclusive product before i, grad_i = P_i * S_i where
-    S_i = g_i + x_{i+1} * S_{i+1} (in scan order); no division by x.
+    In scan order, with P_i the product of the elements before i,
+    grad_i = P_i * S_i where S_i = dy_i + x_{i+1} * S_{i+1} (an inclusive scan;
+    an exclusive one starts the sum at dy_{i+1}).
     """
     x, g = ins
     axis, exclusive, reverse = attrs["axis"], attrs["exclusive"], attrs["reverse"]
@@ -112,18 +113,15 @@ def _cumprod_grad_compute(attrs, ins):
     if reverse:
         xm, gm = xm[::-1], gm[::-1]
     n = xm.shape[0]
-    before = np.ones_like(xm)               # the exclusive products P_i
+    before = np.ones_like(xm)
     if n > 1:
         before[1:] = np.multiply.accumulate(xm[:-1], axis=0)
     s = np.zeros_like(xm)
     acc = np.zeros_like(xm[0])
     for i in range(n - 1, -1, -1):
-        if exclusive:                       # y_j = P_j: x_i appears in y_j for j > i
-            acc = (gm[i + 1] if i + 1 < n else 0) + (xm[i + 1] * acc if i + 1 < n else 0)
-            s[i] = acc
-        else:
-            acc = gm[i] + (xm[i + 1] * acc if i + 1 < n else 0)
-            s[i] = acc
+        nxt = acc * xm[i + 1] if i + 1 < n else acc
+        acc = nxt + (gm[i + 1] if exclusive and i + 1 < n else 0 if exclusive else gm[i])
+        s[i] = acc
     out = before * s
     if reverse:
         out = out[::-1]
@@ -131,7 +129,8 @@ def _cumprod_grad_compute(attrs, ins):
 
 
 _CUMPROD_GRAD = defop("cumprod_grad", 2, _cumprod_grad_compute, same_shape, same_type, None,
-                      doc="the gradient of cumprod (exact where x has zeros)", arg_names=("x", "dy"))
+                      doc="the gradient of cumprod (exact where x has zeros; not differentiable again)",
+                      arg_names=("x", "dy"))
 
 
 def _cumprod_grad(ins, outs, g, a):
