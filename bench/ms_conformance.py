@@ -431,6 +431,48 @@ CASES = [
     ("primitive", "LpNorm_grad", "ms.grad(lambda x: ops.LpNorm(0, p=3)(x).sum())(X)"),
     ("primitive", "ReduceStd", "ops.ReduceStd()(X)"),
     ("primitive", "ReduceStd_axis", "ops.ReduceStd(axis=1, unbiased=False, keep_dims=True)(X)"),
+    ("functional", "err_sort_axis", "ops.sort(X, axis=2)"),
+    ("functional", "err_tile_neg", "ops.tile(X, (-1, 1))"),
+    ("functional", "err_cumsum_float_axis", "ops.cumsum(X, 1.5)"),
+    ("functional", "err_topk_zero", "ops.topk(X, 0)"),
+    ("functional", "err_pad_odd", "ops.pad(X, (1,))"),
+    ("functional", "pad_edge", "ops.pad(X, (1, 1), mode='edge')"),
+    ("functional", "err_pad_mode", "ops.pad(X, (1, 1), mode='wrap')"),
+    ("functional", "err_masked_fill_mask", "ops.masked_fill(X, I.reshape(1, 3), 0.0)"),
+    ("functional", "err_gather_nd_float", "ops.gather_nd(X, T(np.array([[0.0, 1.0]], np.float32)))"),
+    ("functional", "err_gather_nd_range", "ops.gather_nd(X, T(np.array([[0, 5]], np.int32)))"),
+    ("functional", "err_logsumexp_int", "ops.logsumexp(I, 0)"),
+    ("functional", "err_std_int", "ops.std(I)"),
+    ("functional", "err_softplus_int", "ops.softplus(I)"),
+    ("functional", "err_floor_int", "ops.floor(I)"),
+    ("functional", "err_interp_mode", "ops.interpolate(T(np.ones((1, 1, 2, 2), np.float32)), size=(3, 3), mode='cubic')"),
+    ("functional", "err_interp_both", "ops.interpolate(T(np.ones((1, 1, 2, 2), np.float32)), size=(3, 3), scale_factor=2.0)"),
+    ("functional", "norm_nuc", "ops.norm(X, 'nuc')"),
+    ("functional", "norm_spectral", "ops.norm(X, 2)"),
+    ("functional", "norm_spectral_min", "ops.norm(X, -2, dim=(1, 0), keepdim=True)"),
+    ("functional", "norm_nuc_grad", "ms.grad(lambda x: ops.norm(x, 'nuc'))(X)"),
+    ("functional", "norm_spectral_grad", "ms.grad(lambda x: ops.norm(x, 2))(X)"),
+    ("functional", "norm_bad_ord", "ops.norm(X, 3)"),
+    ("functional", "err_div_mode", "ops.div(X, X, rounding_mode='ceil')"),
+    ("functional", "err_bitwise_float", "ops.bitwise_and(X, X)"),
+    ("loss", "err_nll_float_target", "ops.nll_loss(X, T(np.array([0.0, 1.0], np.float32)))"),
+    ("loss", "err_ce_bad_prob_shape", "ops.cross_entropy(X, T(np.ones((2, 2), np.float32)))"),
+    ("loss", "err_kl_reduction", "ops.kl_div(X, P, reduction='avg')"),
+    ("loss", "err_bce_logits_reduction", "ops.binary_cross_entropy_with_logits(X, P, reduction='batchmean')"),
+    ("primitive", "err_Conv2D_missing", "ops.Conv2D(2)"),
+    ("primitive", "err_Slice_range", "ops.Slice()(X, (1, 0), (3, 1))"),
+    ("primitive", "err_StridedSlice_len", "ops.StridedSlice()(X, (0, 0), (1,), (1, 1))"),
+    ("primitive", "err_TopK_k", "ops.TopK()(X, 4)"),
+    ("primitive", "err_BiasAdd_shape", "ops.BiasAdd()(X, T(np.ones(2, np.float32)))"),
+    ("primitive", "err_LayerNorm_gamma", "ops.LayerNorm()(X, T(np.ones(2, np.float32)), T(np.zeros(3, np.float32)))"),
+    ("primitive", "err_AddN_shapes", "ops.AddN()([X, T(np.ones(3, np.float32))])"),
+    ("primitive", "err_MirrorPad_mode", "ops.MirrorPad(mode='EDGE')(X, T(np.array([[0, 0], [1, 1]], np.int64)))"),
+    ("tensor", "err_gather_bad_dim", "X.gather(5, T(np.array([[0]], np.int64)))"),
+    ("tensor", "err_permute_len", "X.permute(0)"),
+    ("tensor", "err_unsqueeze_range", "X.unsqueeze(4)"),
+    ("tensor", "err_chunk_zero", "X.chunk(0)"),
+    ("tensor", "err_split_sum", "X.split([1, 1], 1)"),
+    ("tensor", "err_from_numpy_list", "T.from_numpy([1, 2])"),
     ("tensor", "sum_keep_pos", "X.sum(1, True)"),
     ("tensor", "sum_dim_kw", "X.sum(dim=1, keepdim=True)"),
     ("tensor", "mean_dim", "X.mean(dim=1, keepdim=True)"),
@@ -500,6 +542,12 @@ def dump(backend, path):
     env = {"ms": ms, "ops": ops, "T": T, "np": np, "X": None, "__name__": "ms_conformance"}
     out = {}
     for cat, name, expr in CASES:
+        if backend == "mindspore":          # an error MindSpore reports late must not leak into the next case
+            for _ in range(2):
+                try:
+                    (T(np.ones(1, np.float32)) + 1).asnumpy()
+                except BaseException:  # noqa: BLE001
+                    pass
         env.update(X=T(eval(F32)), P=T(eval(POS)), I=T(np.array([1, 4, 9], np.int32)),
                    B=T(np.array([True, False, True])))
         try:

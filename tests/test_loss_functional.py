@@ -93,6 +93,14 @@ CASES = [
      ('float32', (2, 3), [-1.096574, 3.091429, 0.3862944, 5.545837, -1.096574, 3.166828])),
     ('ops.cross_entropy(I.reshape(1, 3), T(np.array([0], np.int32)))',
      ('err', 'TypeError')),
+    ('ops.nll_loss(X, T(np.array([0.0, 1.0], np.float32)))',
+     ('err', 'TypeError')),
+    ('ops.cross_entropy(X, T(np.ones((2, 2), np.float32)))',
+     ('err', 'ValueError')),
+    ("ops.kl_div(X, P, reduction='avg')",
+     ('err', 'ValueError')),
+    ("ops.binary_cross_entropy_with_logits(X, P, reduction='batchmean')",
+     ('err', 'ValueError')),
 ]
 
 

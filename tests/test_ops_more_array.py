@@ -217,6 +217,44 @@ CASES = [
      ('err', 'ValueError')),
     ("ms.grad(lambda x: (ops.interpolate(x, size=(3, 4), mode='area') * T(np.arange(12, dtype=np.float32).reshape(1, 1, 3, 4))).sum())(T(np.arange(30, dtype=np.float32).reshape(1, 1, 5, 6)))",
      ('float32', (1, 1, 5, 6), [0.0, 0.25, 0.25, 0.5, 1.25, 0.75, 0.6666667, 1.75, 1.083333, 1.5, 3.416667, 1.916667, 0.6666667, 1.5, 0.8333333, 1.0, 2.166667, 1.166667, 2.666667, 5.75, 3.083333, 3.5, 7.416667, 3.916667, 2.0, 4.25, 2.25, 2.5, 5.25, 2.75])),
+    ('ops.sort(X, axis=2)',
+     ('err', 'ValueError')),
+    ('ops.tile(X, (-1, 1))',
+     ('err', 'ValueError')),
+    ('ops.cumsum(X, 1.5)',
+     ('err', 'TypeError')),
+    ('ops.topk(X, 0)',
+     ('err', 'ValueError')),
+    ('ops.pad(X, (1,))',
+     ('err', 'ValueError')),
+    ("ops.pad(X, (1, 1), mode='edge')",
+     ('float32', (2, 5), [1.5, 1.5, -2.25, 0.5, 0.5, -0.75, -0.75, 3.0, -1.25, -1.25])),
+    ("ops.pad(X, (1, 1), mode='wrap')",
+     ('err', 'ValueError')),
+    ('ops.masked_fill(X, I.reshape(1, 3), 0.0)',
+     ('err', 'TypeError')),
+    ('ops.gather_nd(X, T(np.array([[0.0, 1.0]], np.float32)))',
+     ('err', 'TypeError')),
+    ('ops.logsumexp(I, 0)',
+     ('err', 'TypeError')),
+    ('ops.std(I)',
+     ('err', 'TypeError')),
+    ("ops.interpolate(T(np.ones((1, 1, 2, 2), np.float32)), size=(3, 3), mode='cubic')",
+     ('err', 'ValueError')),
+    ('ops.interpolate(T(np.ones((1, 1, 2, 2), np.float32)), size=(3, 3), scale_factor=2.0)',
+     ('err', 'ValueError')),
+    ("ops.norm(X, 'nuc')",
+     ('float32', (), [5.057845])),
+    ('ops.norm(X, 2)',
+     ('float32', (), [4.245985])),
+    ('ops.norm(X, -2, dim=(1, 0), keepdim=True)',
+     ('float32', (1, 1), [0.8118601])),
+    ("ms.grad(lambda x: ops.norm(x, 'nuc'))(X)",
+     ('float32', (2, 3), [0.8880474, -0.4179681, -0.1915058, 0.2576847, 0.7974671, -0.5455686])),
+    ('ms.grad(lambda x: ops.norm(x, 2))(X)',
+     ('float32', (2, 3), [0.2268496, -0.5563772, 0.1908713, -0.2793154, 0.6850563, -0.2350162])),
+    ('ops.norm(X, 3)',
+     ('err', 'ValueError')),
 ]
 
 
@@ -246,6 +284,7 @@ IMG = T(np.arange(8, dtype=np.float64).reshape(1, 1, 2, 4) / 3)
     (lambda x: ops.interpolate(x, size=(1, 3), mode="area"), IMG),
     (lambda x: ops.norm(x), X), (lambda x: ops.norm(x, 1, dim=1), X), (lambda x: ops.norm(x, 3, dim=0), X),
     (lambda x: ops.norm(x, float("inf")), X), (lambda x: ops.logsumexp(x, 1), X),
+    (lambda x: ops.norm(x, "nuc"), X), (lambda x: ops.norm(x, 2), X), (lambda x: ops.norm(x, -2), X),
     (lambda x: ops.std(x, 1, ddof=1), X), (lambda x: ops.var(x, (0, 1)), X),
     (lambda x: ops.argmax_with_value(x, 1)[1], X),
 ])
@@ -271,15 +310,15 @@ def test_errors_name_the_op():
     with pytest.raises(ValueError, match="op 'pad': reflect padding \\(3, 0\\) must be less than the size"):
         ops.pad(x, (3, 0), mode="reflect")
     with pytest.raises(ValueError, match="op 'pad': mode must be one of"):
-        ops.pad(x, (1, 1), mode="edge")
+        ops.pad(x, (1, 1), mode="wrap")
     with pytest.raises(IndexError, match="op 'gather_nd': index 5 is out of range for dim 1 of size 3"):
         ops.gather_nd(x, T(np.array([[0, 5]], np.int32)))
     with pytest.raises(ValueError, match="op 'interpolate': mode must be one of"):
         ops.interpolate(x.reshape(1, 1, 2, 3), size=(2, 2), mode="cubic")
     with pytest.raises(ValueError, match="op 'interpolate': mode 'bicubic' needs a 4-D input, got 3-D"):
         ops.interpolate(x.reshape(1, 2, 3), size=2, mode="bicubic")
-    with pytest.raises(ValueError, match="op 'norm': the matrix norm ord='nuc' is not supported"):
-        ops.norm(x, "nuc")
+    with pytest.raises(ValueError, match="op 'norm': the matrix norm ord=3 is not supported"):
+        ops.norm(x, 3)
     with pytest.raises(RuntimeError, match="op 'cumprod_grad' has no gradient"):     # second order: refused
         ms.grad(lambda y: ms.grad(lambda z: ops.cumprod(z, 0).sum())(y).sum())(T(np.array([1.0, 2.0])))
 

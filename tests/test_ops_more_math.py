@@ -133,6 +133,14 @@ CASES = [
      ('err', 'TypeError')),
     ('ops.logical_not(I - 1)',
      ('bool', (3,), [True, False, False])),
+    ('ops.softplus(I)',
+     ('err', 'TypeError')),
+    ('ops.floor(I)',
+     ('err', 'TypeError')),
+    ("ops.div(X, X, rounding_mode='ceil')",
+     ('err', 'ValueError')),
+    ('ops.bitwise_and(X, X)',
+     ('err', 'TypeError')),
 ]
 
 

@@ -245,6 +245,22 @@ CASES = [
      [('float32', (), [1.928406]), ('float32', (), [0.125])]),
     ('ops.ReduceStd(axis=1, unbiased=False, keep_dims=True)(X)',
      [('float32', (2, 1), [1.585525, 1.896634]), ('float32', (2, 1), [-0.08333334, 0.3333333])]),
+    ('ops.Conv2D(2)',
+     ('err', 'TypeError')),
+    ('ops.Slice()(X, (1, 0), (3, 1))',
+     ('err', 'ValueError')),
+    ('ops.StridedSlice()(X, (0, 0), (1,), (1, 1))',
+     ('err', 'ValueError')),
+    ('ops.TopK()(X, 4)',
+     ('err', 'ValueError')),
+    ('ops.BiasAdd()(X, T(np.ones(2, np.float32)))',
+     ('err', 'ValueError')),
+    ('ops.LayerNorm()(X, T(np.ones(2, np.float32)), T(np.zeros(3, np.float32)))',
+     ('err', 'ValueError')),
+    ('ops.AddN()([X, T(np.ones(3, np.float32))])',
+     ('err', 'ValueError')),
+    ("ops.MirrorPad(mode='EDGE')(X, T(np.array([[0, 0], [1, 1]], np.int64)))",
+     ('err', 'ValueError')),
 ]
 
 

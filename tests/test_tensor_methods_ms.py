@@ -271,6 +271,18 @@ CASES = [
      ('float32', (2, 3), [0.0, -2.0, 0.0, -1.0, 1.0, -1.0])),
     ('ops.div(T(np.array([-7, 7], np.int32)), T(np.array([2, 2], np.int32)))',
      ('float32', (2,), [-3.5, 3.5])),
+    ('X.gather(5, T(np.array([[0]], np.int64)))',
+     ('err', 'ValueError')),
+    ('X.permute(0)',
+     ('err', 'ValueError')),
+    ('X.unsqueeze(4)',
+     ('err', 'ValueError')),
+    ('X.chunk(0)',
+     ('err', 'ValueError')),
+    ('X.split([1, 1], 1)',
+     ('err', 'ValueError')),
+    ('T.from_numpy([1, 2])',
+     ('err', 'TypeError')),
 ]
 
 

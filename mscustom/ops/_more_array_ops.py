@@ -322,7 +322,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - M
     ``dim`` an int (or ``ord`` given on a 1-D input): the vector ``ord``-norm
     (``None``/2, any p, ``inf``, ``-inf``, 0). ``dim`` None with ``ord`` None:
     the 2-norm of every element. A 2-D input with ``dim`` None (or a pair of
-    dims) and ``ord`` in ``'fro'``, ``1``, ``-1``, ``inf``, ``-inf``: the
+    dims) and ``ord`` in ``'fro'``, ``'nuc'``, ``1``, ``-1``, ``2``, ``-2``, ``inf``, ``-inf``: the
     matrix norm. The nuclear and spectral norms are not supported.
     """
     x = tensor_arg(A, "norm")
@@ -351,14 +351,58 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - M
             sums = F.reduce_sum(F.abs(x), cols, True)
             pick = F.reduce_max if ord > 0 else F.reduce_min
             out = pick(sums, rows, True)
+        elif ord in ("nuc", 2, -2):
+            out = _svd_norm(x, rows, cols, ord)
         else:
-            raise ValueError(f"op 'norm': the matrix norm ord={ord!r} is not supported here; use 'fro', "
-                             "1, -1, inf or -inf")
+            raise ValueError(f"op 'norm': the matrix norm ord={ord!r} is not supported; use 'fro', 'nuc', "
+                             "1, -1, 2, -2, inf or -inf")
         return out if keepdim else F.squeeze(out, tuple(sorted((rows, cols))))
     p = 2 if ord is None else ord
     if isinstance(p, str):
         raise ValueError(f"op 'norm': ord={p!r} needs a matrix (2-D input or two dims)")
     return vector_norm(x, p, dim, keepdim)
+
+
+def _svd_pick(s, kind):
+    return s.sum(-1) if kind == "nuc" else s.max(-1) if kind == 2 else s.min(-1)
+
+
+def _svd_norm_compute(attrs, ins):
+    x = ins[0]
+    return _c(_svd_pick(np.linalg.svd(x, compute_uv=False), attrs["ord"]).astype(x.dtype))
+
+
+def _svd_norm_grad_compute(attrs, ins):
+    """d norm / d x: U V^T (nuclear), or u v^T of the largest (2) / smallest (-2) singular value."""
+    x, g = ins
+    u, s, vh = np.linalg.svd(x, full_matrices=False)
+    kind = attrs["ord"]
+    if kind == "nuc":
+        d = u @ vh
+    else:
+        k = np.argmax(s, -1) if kind == 2 else np.argmin(s, -1)
+        uk = np.take_along_axis(u, k[..., None, None], -1)
+        vk = np.take_along_axis(vh, k[..., None, None], -2)
+        d = uk @ vk
+    return _c((d * g[..., None, None]).astype(x.dtype))
+
+
+_SVD_NORM_GRAD = defop("svd_norm_grad", 2, _svd_norm_grad_compute, lambda a, s: (s, [list(s[0])]), same_type,
+                       None, doc="the gradient of svd_norm (not differentiable again)", arg_names=("x", "dy"))
+_SVD_NORM = defop("svd_norm", 1, _svd_norm_compute, lambda a, s: (s, [list(s[0][:-2])]),
+                  float_only("norm", promote=False),
+                  lambda ins, outs, g, a: [call(_SVD_NORM_GRAD, (ins[0], g[0]), a)],
+                  doc="nuclear / spectral norm of the trailing matrices (from their singular values)",
+                  arg_names=("x",))
+
+
+def _svd_norm(x, rows, cols, kind):
+    """The 'nuc', 2 or -2 norm over the matrix axes (rows, cols), kept as size-1 axes."""
+    rest = [i for i in range(x.ndim) if i not in (rows, cols)]
+    xt = F.transpose(x, tuple(rest) + (rows, cols))
+    out = call(_SVD_NORM, (xt,), {"ord": kind})
+    keep = [1 if i in (rows, cols) else x.shape[i] for i in range(x.ndim)]
+    return F.reshape(out, tuple(keep))
 
 
 def vector_norm(x, p, dim, keepdim):
@@ -766,7 +810,8 @@ def tile(input, dims):  # noqa: A002 - MindSpore's names
 
 
 # ================================================================== pad
-_PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+_PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap",
+              "edge": "edge"}             # "edge": MindSpore's other name for "replicate"
 _OP_MODES = dict(_PAD_MODES, symmetric="symmetric")        # symmetric: MirrorPad's SYMMETRIC
 
 
@@ -871,6 +916,7 @@ def pad(input_x, padding, mode="constant", value=None):
     x = tensor_arg(input_x, "pad")
     if mode not in _PAD_MODES:
         raise ValueError(f"op 'pad': mode must be one of {list(_PAD_MODES)}, got {mode!r}")
+    mode = "replicate" if mode == "edge" else mode
     if isinstance(padding, Tensor):
         padding = tuple(int(v) for v in padding._data.reshape(-1))
     if not isinstance(padding, (tuple, list)) or not _bi.all(isinstance(p, (int, np.integer)) and
