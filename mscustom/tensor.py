@@ -414,8 +414,10 @@ class Tensor:
             axes = axes[0]
         return _F.transpose(self, tuple(axes) if axes else None)
 
-    def flatten(self):
-        return _F.reshape(self, (-1,))
+    def flatten(self, order="C", *, start_dim=0, end_dim=-1):
+        if order == "C" and start_dim == 0 and end_dim == -1:
+            return _F.reshape(self, (-1,))
+        return _F.flatten(self, order, start_dim=start_dim, end_dim=end_dim)
 
     def squeeze(self, axis=None):
         return _F.squeeze(self, axis)

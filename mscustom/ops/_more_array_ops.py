@@ -41,9 +41,8 @@ def flatten(input, order="C", *, start_dim=1, end_dim=-1):  # noqa: A002 - MindS
     e = _axis1("flatten", end_dim, x.ndim)
     if s > e:
         raise ValueError(f"op 'flatten': start_dim ({start_dim}) must not come after end_dim ({end_dim})")
-    if order == "F":
+    if order == "F":                    # MindSpore: reverse the axes, then merge start_dim .. end_dim
         x = F.transpose(x)
-        s, e = x.ndim - 1 - e, x.ndim - 1 - s
     shape = x.shape
     n = 1
     for d in shape[s:e + 1]:
