@@ -477,6 +477,28 @@ CASES = [
     ("functional", "flatten_neg_start", "ops.flatten(T(np.arange(24, dtype=np.float32).reshape(2, 3, 4)), start_dim=-2)"),
     ("functional", "flatten_0d", "ops.flatten(T(np.float32(3)))"),
     ("tensor", "flatten_start", "T(np.arange(24, dtype=np.float32).reshape(2, 3, 4)).flatten(start_dim=1)"),
+    ("tensor", "kw_topk", "X.topk(k=2)"),
+    ("tensor", "kw_sort_axis", "X.sort(axis=0)"),
+    ("tensor", "kw_split", "X.split(split_size_or_sections=2, axis=1)"),
+    ("tensor", "kw_chunk", "X.chunk(chunks=2, axis=1)"),
+    ("tensor", "kw_gather_old", "X.gather(input_indices=T(np.array([0, 2])), axis=1)"),
+    ("tensor", "kw_gather_new", "X.gather(dim=1, index=T(np.array([[0], [2]])))"),
+    ("tensor", "kw_tile_reps", "X.tile(reps=(1, 2))"),
+    ("tensor", "kw_cumsum_dtype", "X.cumsum(axis=1, dtype=ms.float64)"),
+    ("tensor", "kw_std", "X.std(axis=0, ddof=1, keepdims=True)"),
+    ("tensor", "kw_var", "X.var(axis=1, keepdims=True)"),
+    ("tensor", "kw_argmax_axis", "X.argmax(axis=0)"),
+    ("tensor", "kw_argmin_keep", "X.argmin(axis=1, keepdims=True)"),
+    ("tensor", "kw_softmax_dtype", "X.softmax(-1, dtype=ms.float64)"),
+    ("tensor", "kw_clamp_tensors", "X.clamp(T(np.float32(0.0)), T(np.float32(1.0)))"),
+    ("tensor", "kw_masked_fill", "X.masked_fill(mask=X > 0, value=1.0)"),
+    ("tensor", "kw_where", "X.where(condition=X > 0, y=X * 0)"),
+    ("tensor", "kw_permute_dims", "X.permute(dims=(1, 0))"),
+    ("tensor", "kw_unsqueeze", "X.unsqueeze(dim=0).shape"),
+    ("tensor", "kw_to", "X.to(dtype=ms.float16)"),
+    ("tensor", "kw_sum_tuple", "X.sum(axis=(0, 1), keepdims=True)"),
+    ("tensor", "kw_pow", "X.pow(exponent=2)"),
+    ("tensor", "kw_matmul", "X.matmul(other=X.T)"),
     ("tensor", "sum_keep_pos", "X.sum(1, True)"),
     ("tensor", "sum_dim_kw", "X.sum(dim=1, keepdim=True)"),
     ("tensor", "mean_dim", "X.mean(dim=1, keepdim=True)"),
@@ -547,8 +569,9 @@ def dump(backend, path):
     out = {}
     for cat, name, expr in CASES:
         if backend == "mindspore":          # an error MindSpore reports late must not leak into the next case
-            for _ in range(2):
+            for _ in range(3):
                 try:
+                    ms.runtime.synchronize()
                     (T(np.ones(1, np.float32)) + 1).asnumpy()
                 except BaseException:  # noqa: BLE001
                     pass

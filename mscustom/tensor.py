@@ -519,7 +519,13 @@ class Tensor:
 
     clip = clamp
 
-    def permute(self, *dims):
+    def permute(self, *dims, **kwargs):
+        """``x.permute(1, 0)``, ``x.permute((1, 0))`` or ``x.permute(dims=(1, 0))`` (also ``axis=``)."""
+        if kwargs:
+            unknown = set(kwargs) - {"dims", "axis"}
+            if unknown or dims or len(kwargs) > 1:
+                raise TypeError(f"Tensor.permute: give the axes positionally or as dims=, got {sorted(kwargs)}")
+            dims = tuple(next(iter(kwargs.values())))
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = dims[0]
         return _F.permute(self, tuple(dims))
@@ -619,8 +625,11 @@ class Tensor:
     def masked_fill(self, mask, value):
         return _F.masked_fill(self, mask, value)
 
-    def split(self, split_size, dim=0, *, axis=None):
-        return _F.split(self, split_size, dim if axis is None else axis)
+    def split(self, split_size=None, dim=0, *, axis=None, split_size_or_sections=None):
+        size = split_size if split_size_or_sections is None else split_size_or_sections
+        if size is None:
+            raise TypeError("Tensor.split: missing split_size (an int or a list of sizes)")
+        return _F.split(self, size, dim if axis is None else axis)
 
     def chunk(self, chunks, dim=0, *, axis=None):
         return _F.chunk(self, chunks, dim if axis is None else axis)
