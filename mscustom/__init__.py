@@ -40,3 +40,4 @@ from ._mutable import mutable  # noqa: E402
 __all__ += ["bfloat16", "amp", "mutable"]
 from .train import export  # noqa: E402  (ms.export(net, *inputs, file_name=..., file_format="ONNX"))
 __all__ += ["export"]
+from .tensor import tensor  # noqa: E402  (ms.tensor(...), the function form of Tensor)

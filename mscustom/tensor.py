@@ -77,18 +77,23 @@ class Tensor:
             self._node = None
             self._oidx = 0
             return
+        if init is not None and input_data is not None:
+            raise ValueError("Tensor: give either input_data or init (with shape and dtype), not both")
+        if init is not None and not isinstance(init, str) and (dtype is None or shape is None):
+            raise ValueError("Tensor: init, dtype and shape must be given together, e.g. "
+                             "Tensor(shape=(2, 3), dtype=ms.float32, init=One())")
         if input_data is None and shape is not None:
             np_dtype = _dt.to_numpy(dtype if dtype is not None else _dt.float32)
             shape = (shape,) if isinstance(shape, int) else tuple(shape)
             if _has_unknown(shape):
                 raise ValueError(f"Tensor: init={init!r} cannot fill a shape with unknown dimensions "
                                  f"{[-1 if d is None else d for d in shape]}; leave init=None for a placeholder")
-            if init is None or init == "zeros":
+            if init is None or (isinstance(init, str) and init == "zeros"):
                 input_data = np.zeros(shape, np_dtype)
-            elif init == "ones":
+            elif isinstance(init, str) and init == "ones":
                 input_data = np.ones(shape, np_dtype)
             else:
-                raise ValueError(f"Tensor: init must be None, 'zeros' or 'ones' when shape is given, got {init!r}")
+                input_data = _initialized(init, shape, np_dtype)
         self._data = _array_from(input_data, dtype)
         self._format = DEFAULT_FORMAT if format is None else _check_format(format)
         self._node = None
@@ -364,17 +369,37 @@ class Tensor:
         self._data = np.array(array, copy=True)
 
     # ----------------------------------------------------------------- methods
-    def sum(self, axis=None, keepdims=False):
-        return _F.reduce_sum(self, axis, keepdims)
+    def sum(self, axis=None, keepdims=False, *, dtype=None, dim=None, keepdim=None, initial=None):
+        """Sum over ``axis`` (or ``dim``); ``dtype`` casts first. The old positional form
+        ``sum(axis, dtype)`` is accepted too."""
+        if dtype is None and dim is None and keepdim is None and initial is None and keepdims.__class__ is bool:
+            return _F.reduce_sum(self, axis, keepdims)          # the common call, without the overloads
+        if keepdims is not False and not isinstance(keepdims, bool) and dtype is None:
+            dtype, keepdims = keepdims, False           # sum(axis, dtype): MindSpore's older overload
+        axis, keepdims = _pick_axis(axis, dim, keepdims, keepdim)
+        x = self if dtype is None else _F.cast(self, dtype)
+        out = _F.reduce_sum(x, axis, keepdims)
+        return out if initial is None else _F.add(out, initial)
 
-    def mean(self, axis=None, keep_dims=False):
-        return _F.reduce_mean(self, axis, keep_dims)
+    def mean(self, axis=None, keep_dims=False, *, dim=None, keepdim=None, dtype=None):
+        if dim is None and keepdim is None and dtype is None:
+            return _F.reduce_mean(self, axis, keep_dims)
+        axis, keep_dims = _pick_axis(axis, dim, keep_dims, keepdim)
+        x = self if dtype is None else _F.cast(self, dtype)
+        return _F.reduce_mean(x, axis, keep_dims)
 
-    def max(self, axis=None, keepdims=False):
-        return _F.reduce_max(self, axis, keepdims)
+    def max(self, *args, **kwargs):
+        """``x.max()``: the maximum; ``x.max(dim)`` / ``x.max(dim=...)``: the tuple (values, int64 indices);
+        ``x.max(axis=..., keepdims=...)``: the values (MindSpore's two overloads)."""
+        if not args and not kwargs:
+            return _F.reduce_max(self, None, False)
+        return _extreme(self, "max", args, kwargs)
 
-    def min(self, axis=None, keepdims=False):
-        return _F.reduce_min(self, axis, keepdims)
+    def min(self, *args, **kwargs):
+        """As ``max``, for the minimum."""
+        if not args and not kwargs:
+            return _F.reduce_min(self, None, False)
+        return _extreme(self, "min", args, kwargs)
 
     def reshape(self, *shape):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -389,8 +414,10 @@ class Tensor:
             axes = axes[0]
         return _F.transpose(self, tuple(axes) if axes else None)
 
-    def flatten(self):
-        return _F.reshape(self, (-1,))
+    def flatten(self, order="C", *, start_dim=0, end_dim=-1):
+        if order == "C" and start_dim == 0 and end_dim == -1:
+            return _F.reshape(self, (-1,))
+        return _F.flatten(self, order, start_dim=start_dim, end_dim=end_dim)
 
     def squeeze(self, axis=None):
         return _F.squeeze(self, axis)
@@ -413,13 +440,275 @@ class Tensor:
     def square(self):
         return _F.square(self)
 
-    def argmax(self, axis=None):
-        """Index of the maximum (not differentiable)."""
-        return Tensor._wrap(np.asarray(np.argmax(self._data, axis=axis)).astype(np.int64))
+    def argmax(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        """Index of the maximum (int64, the first among ties); over every element when ``axis`` is None."""
+        axis, keepdims = _pick_axis(axis, dim, keepdims, keepdim)
+        return _F.argmax_with_value(self, axis, keepdims, "argmax")[0]
 
-    def argmin(self, axis=None):
-        """Index of the minimum (not differentiable)."""
-        return Tensor._wrap(np.asarray(np.argmin(self._data, axis=axis)).astype(np.int64))
+    def argmin(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
+        """Index of the minimum (int32 as in MindSpore, the first among ties)."""
+        axis, keepdims = _pick_axis(axis, dim, keepdims, keepdim)
+        return _F.cast(_F.argmin_with_value(self, axis, keepdims, "argmin")[0], "int32")
+
+    # ------------------------------------------------------- MindSpore's operators and methods, continued
+    def __floordiv__(self, other):
+        return _F.floor_div(self, other)
+
+    def __rfloordiv__(self, other):
+        return _F.floor_div(other, self)
+
+    def __mod__(self, other):
+        return _F.floor_mod(self, other)
+
+    def __rmod__(self, other):
+        return _F.floor_mod(other, self)
+
+    def __and__(self, other):
+        return _F.bitwise_and(self, other)
+
+    def __rand__(self, other):
+        return _F.bitwise_and(other, self)
+
+    def __or__(self, other):
+        return _F.bitwise_or(self, other)
+
+    def __ror__(self, other):
+        return _F.bitwise_or(other, self)
+
+    def __xor__(self, other):
+        return _F.bitwise_xor(self, other)
+
+    def __rxor__(self, other):
+        return _F.bitwise_xor(other, self)
+
+    def __invert__(self):
+        """``~x`` is ``logical_not(x)`` (a bool tensor), as in MindSpore 2.10, also for integers."""
+        return _F.logical_not(self)
+
+    @staticmethod
+    def from_numpy(array):
+        """A Tensor sharing ``array``'s memory and dtype (float64 stays float64)."""
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"Tensor.from_numpy: array must be a numpy.ndarray, got {type(array).__name__}")
+        _dt.from_numpy(array.dtype)
+        return Tensor._wrap(array if array.flags.c_contiguous else np.ascontiguousarray(array))
+
+    def init_data(self):
+        """The tensor itself (initializers fill tensors when they are made here)."""
+        return self
+
+    def dim(self):
+        return self.ndim
+
+    def nelement(self):
+        return self.size
+
+    numel = nelement
+
+    def to(self, dtype=None, non_blocking=False, copy=False):
+        return self if dtype is None else _F.cast(self, dtype)
+
+    def int(self):
+        return _F.cast(self, "int32")
+
+    def float(self):
+        return _F.cast(self, "float32")
+
+    def clamp(self, min=None, max=None):  # noqa: A002 - MindSpore's names
+        return _F.clamp(self, min, max)
+
+    clip = clamp
+
+    def permute(self, *dims, **kwargs):
+        """``x.permute(1, 0)``, ``x.permute((1, 0))`` or ``x.permute(dims=(1, 0))`` (also ``axis=``)."""
+        if kwargs:
+            unknown = set(kwargs) - {"dims", "axis"}
+            if unknown or dims or len(kwargs) > 1:
+                raise TypeError(f"Tensor.permute: give the axes positionally or as dims=, got {sorted(kwargs)}")
+            dims = tuple(next(iter(kwargs.values())))
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = dims[0]
+        return _F.permute(self, tuple(dims))
+
+    def unsqueeze(self, dim):
+        return _F.unsqueeze(self, dim)
+
+    def swapaxes(self, axis0, axis1):
+        return _F.swapaxes(self, axis0, axis1)
+
+    def ravel(self):
+        return _F.reshape(self, (-1,))
+
+    def pow(self, exponent):
+        return _F.pow(self, exponent)
+
+    def neg(self):
+        return _F.neg(self)
+
+    def sigmoid(self):
+        return _F.sigmoid(self)
+
+    def tanh(self):
+        return _F.tanh(self)
+
+    def softmax(self, axis, dtype=None):
+        x = self if dtype is None else _F.cast(self, dtype)
+        return _F.softmax(x, axis)
+
+    def floor(self):
+        return _F.floor(self)
+
+    def ceil(self):
+        return _F.ceil(self)
+
+    def round(self, decimals=0):
+        return _F.round(self, decimals=decimals)
+
+    def sign(self):
+        return _F.sign(self)
+
+    def matmul(self, other):
+        return _F.matmul(self, other)
+
+    def cumsum(self, dim=None, *, dtype=None, axis=None):
+        """Running sums along ``dim`` (or ``axis``); over the flattened tensor when neither is given."""
+        d = dim if dim is not None else axis
+        if d is None:
+            return _F.cumsum(_F.reshape(self, (-1,)), 0, dtype)
+        return _F.cumsum(self, d, dtype)
+
+    def cumprod(self, dim, dtype=None):
+        return _F.cumprod(self, dim, dtype)
+
+    def prod(self, dim=None, keepdim=False, dtype=None, *, axis=None, keep_dims=None):
+        dim, keepdim = _pick_axis(dim, axis, keepdim, keep_dims)
+        return _F.prod(self, dim, keepdim, dtype)
+
+    def std(self, axis=None, ddof=0, keepdims=False, *, dim=None, correction=None, keepdim=None):
+        axis, keepdims = _pick_axis(axis, dim, keepdims, keepdim)
+        return _F.std(self, axis, ddof if correction is None else correction, keepdims)
+
+    def var(self, axis=None, ddof=0, keepdims=False, *, dim=None, correction=None, keepdim=None):
+        axis, keepdims = _pick_axis(axis, dim, keepdims, keepdim)
+        return _F.var(self, axis, ddof if correction is None else correction, keepdims)
+
+    def norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - MindSpore's names
+        return _F.norm(self, ord, dim, keepdim, dtype=dtype)
+
+    def logsumexp(self, dim, keepdim=False):
+        return _F.logsumexp(self, dim, keepdim)
+
+    def all(self, axis=None, keep_dims=False):
+        return _F.all(self, axis, keep_dims)
+
+    def any(self, axis=None, keep_dims=False):
+        return _F.any(self, axis, keep_dims)
+
+    def tile(self, dims=None, *, reps=None):
+        return _F.tile(self, dims if dims is not None else reps)
+
+    def broadcast_to(self, shape):
+        return _F.broadcast_to(self, shape)
+
+    def expand_as(self, other):
+        return _F.broadcast_to(self, tuple(other.shape))
+
+    def sort(self, dim=-1, descending=False, stable=False, *, axis=None):
+        return _F.sort(self, dim if axis is None else axis, descending)
+
+    def argsort(self, axis=-1, descending=False, *, dim=None):
+        return _F.argsort(self, axis if dim is None else dim, descending)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - MindSpore's names
+        return _F.topk(self, k, dim, largest, sorted)
+
+    def masked_fill(self, mask, value):
+        return _F.masked_fill(self, mask, value)
+
+    def split(self, split_size=None, dim=0, *, axis=None, split_size_or_sections=None):
+        size = split_size if split_size_or_sections is None else split_size_or_sections
+        if size is None:
+            raise TypeError("Tensor.split: missing split_size (an int or a list of sizes)")
+        return _F.split(self, size, dim if axis is None else axis)
+
+    def chunk(self, chunks, dim=0, *, axis=None):
+        return _F.chunk(self, chunks, dim if axis is None else axis)
+
+    def gather(self, *args, **kwargs):
+        """``x.gather(dim, index)`` (MindSpore's gather_elements) or the older
+        ``x.gather(input_indices, axis, batch_dims=0)``."""
+        if "dim" in kwargs or "index" in kwargs or (args and not isinstance(args[0], Tensor)):
+            names = ("dim", "index")
+            values = dict(zip(names, args))
+            values.update(kwargs)
+            return _F.gather_elements(self, values["dim"], values["index"])
+        names = ("input_indices", "axis", "batch_dims")
+        values = dict(zip(names, args))
+        values.update(kwargs)
+        return _F.gather(self, values["input_indices"], values["axis"], values.get("batch_dims", 0))
+
+    def where(self, condition, y):
+        return _F.where(condition, self, y)
+
+
+def _pick_axis(axis, dim, keep, keepdim):
+    """Merge MindSpore's two spellings (``axis``/``keepdims`` and ``dim``/``keepdim``)."""
+    if dim is not None:
+        if axis is not None:
+            raise TypeError("give either axis or dim, not both")
+        axis = dim
+    if keepdim is not None:
+        keep = keepdim
+    if isinstance(axis, list):
+        axis = tuple(axis)
+    return axis, bool(keep)
+
+
+def _extreme(x, which, args, kwargs):
+    """Tensor.max / Tensor.min with MindSpore 2.10's overloads."""
+    unknown = set(kwargs) - {"axis", "keepdims", "dim", "keepdim", "initial", "where", "return_indices"}
+    if unknown:
+        raise TypeError(f"Tensor.{which}: unexpected keyword argument(s) {sorted(unknown)}")
+    if len(args) > 2:
+        raise TypeError(f"Tensor.{which} takes at most 2 positional arguments (dim, keepdim), got {len(args)}")
+    if kwargs.get("initial") is not None or kwargs.get("where") is not None:
+        raise ValueError(f"Tensor.{which}: initial and where are not supported")
+    older = any(k in kwargs for k in ("axis", "keepdims", "initial", "where", "return_indices"))
+    keep = bool(args[1]) if len(args) > 1 else bool(kwargs.get("keepdim", kwargs.get("keepdims", False)))
+    if (args or "dim" in kwargs) and not older:         # max(dim, keepdim=False): (values, indices)
+        dim = args[0] if args else kwargs["dim"]
+        fn = _F.argmax_with_value if which == "max" else _F.argmin_with_value
+        index, values = fn(x, dim, keep, which)
+        return values, index
+    axis = args[0] if args else kwargs.get("axis")      # max(axis=None, keepdims=False, ...): the values
+    values = (_F.reduce_max if which == "max" else _F.reduce_min)(x, axis, keep)
+    if kwargs.get("return_indices"):
+        fn = _F.argmax_with_value if which == "max" else _F.argmin_with_value
+        return values, fn(x, axis, keep, which)[0]
+    return values
+
+
+def _initialized(init, shape, np_dtype):
+    """The array an initializer (``ms.common.initializer.One()``, or a number) gives for ``shape``.
+
+    An Initializer is called as ``init(shape, dtype)`` and returns a Tensor
+    (``mscustom.nn.init.Initializer.__call__``), so this module needs no import of it.
+    """
+    if isinstance(init, (int, float, np.number)) and not isinstance(init, (bool, np.bool_)):
+        return np.full(shape, init, np_dtype)
+    if isinstance(init, str) or not callable(init):
+        raise TypeError(f"Tensor: init must be an Initializer (e.g. ms.common.initializer.One()), a number, "
+                        f"'zeros' or 'ones', got {init!r}")
+    out = init(shape, _dt.from_numpy(np_dtype))
+    arr = out._data if isinstance(out, Tensor) else np.asarray(out)
+    if tuple(arr.shape) != tuple(shape):
+        raise ValueError(f"Tensor: init {init!r} gave shape {list(arr.shape)}, expected {list(shape)}")
+    return np.asarray(arr, np_dtype)
+
+
+def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False, device=None):
+    """``ms.tensor(...)``: the function form of ``Tensor(...)``."""
+    return Tensor(input_data, dtype=dtype, shape=shape, init=init)
 
 
 class Parameter(Tensor):
@@ -455,6 +744,10 @@ class Parameter(Tensor):
 
     def _replace_data(self, array):
         self._data = np.array(array, dtype=self._data.dtype, copy=True)
+
+    def value(self):
+        """The parameter's value as a plain Tensor (differentiable with respect to the parameter)."""
+        return _F.reshape(self, tuple(self._data.shape))
 
     def clone(self, name=None):
         return Parameter(Tensor._wrap(self._data.copy()), name=name or self.name,

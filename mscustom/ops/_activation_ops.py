@@ -45,6 +45,8 @@ def gelu(input_x, approximate="none"):
         ops.gelu(ms.Tensor([1.0]))      # 0.8413
     """
     x = tensor_arg(input_x, "gelu")
+    if x._data.dtype.kind != "f":
+        raise TypeError(f"op 'gelu': input must be float16, float32 or float64, got {x.dtype.name}")
     if approximate == "none":
         return F.mul(F.mul(x, 0.5), F.add(erf(F.mul(x, 1 / math.sqrt(2.0))), 1.0))
     if approximate == "tanh":

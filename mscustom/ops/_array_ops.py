@@ -257,7 +257,7 @@ def _transpose_grad(ins, outs, g, a):
     return [transpose(g[0], tuple(int(i) for i in np.argsort([p % ndim for p in perm])))]
 
 
-_TRANSPOSE = defop("transpose", 1, lambda a, i: np.ascontiguousarray(np.transpose(i[0], a["perm"])),
+_TRANSPOSE = defop("transpose", 1, lambda a, i: np.array(np.transpose(i[0], a["perm"]), order="C"),
                    _transpose_shape, same_type, _transpose_grad,
                    doc="permute the axes", arg_names=("x",))
 

@@ -155,8 +155,15 @@ _EXP = unary("exp", lambda a, i: np.exp(i[0]), float_only("exp"),
              lambda ins, outs, g, a: [mul(g[0], outs[0])], "e ** x")
 _LOG = unary("log", lambda a, i: np.log(i[0]), float_only("log"),
              lambda ins, outs, g, a: [div(g[0], ins[0])], "natural logarithm")
-_SQRT = unary("sqrt", lambda a, i: np.sqrt(i[0]), float_only("sqrt"),
-              lambda ins, outs, g, a: [div(g[0], mul(outs[0], 2))], "square root")
+def _sqrt_type(attrs, dtypes):
+    """Floats keep their dtype; integer and bool tensors compute in float32, as in MindSpore."""
+    d = dtypes[0]
+    return dtypes, [d if _dt.is_floating(d) else _dt.float32]
+
+
+_SQRT = unary("sqrt", lambda a, i: np.sqrt(i[0] if i[0].dtype.kind == "f" else i[0].astype(np.float32)),
+              _sqrt_type, lambda ins, outs, g, a: [div(g[0], mul(outs[0], 2)) if is_float(ins[0]) else None],
+              "square root")
 _SIGN = unary("sign", lambda a, i: np.sign(i[0]), numeric_only("sign"),
               lambda ins, outs, g, a: [None], "-1, 0 or 1 by the sign of x (no gradient)")
 _ABS = unary("abs", lambda a, i: np.abs(i[0]), numeric_only("abs"),
@@ -165,7 +172,7 @@ _ABS = unary("abs", lambda a, i: np.abs(i[0]), numeric_only("abs"),
 
 exp = functional(_EXP, '``e ** x`` elementwise (float tensors only).')
 log = functional(_LOG, 'Natural logarithm elementwise (float tensors only).')
-sqrt = functional(_SQRT, 'Square root elementwise (float tensors only).')
+sqrt = functional(_SQRT, 'Square root elementwise; integer and bool tensors give float32.')
 sign = functional(_SIGN, '-1, 0 or 1 by the sign of each element; not differentiable (gradient None).')
 abs = functional(_ABS, '``|x|`` elementwise; the gradient at 0 is 0.')  # noqa: A001 - MindSpore's name
 

@@ -181,10 +181,12 @@ def gather(input_params, input_indices, axis, batch_dims=0):
     ``params.shape[:axis] + indices.shape + params.shape[axis+1:]``.
 
     Indices must lie in ``[0, params.shape[axis])`` (an IndexError otherwise).
-    Only ``batch_dims=0`` is supported.
+    With ``batch_dims = b > 0`` the first ``b`` dims of both are batch dims and
+    each batch entry gathers on its own (``params.shape[:axis] + indices.shape[b:] + ...``).
     """
     if batch_dims != 0:
-        raise ValueError(f"gather: only batch_dims=0 is supported, got {batch_dims!r}")
+        from ._more_array_ops import gather_batched
+        return gather_batched(input_params, input_indices, axis, batch_dims)
     x, idx = tensor_arg(input_params, "gather"), tensor_arg(input_indices, "gather")
     if isinstance(axis, Tensor):
         axis = int(axis.item())

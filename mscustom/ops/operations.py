@@ -266,17 +266,25 @@ def _make_primitive(name, params, compute):
         values = dict(defaults)
         values.update(zip(names, args))
         values.update(kwargs)
+        missing = [k for k, v in values.items() if v is REQUIRED]
+        if missing:
+            raise TypeError(f"primitive '{name}' is missing the constructor argument(s) {missing}; "
+                            f"it takes {names}")
         for key, value in values.items():
             self.add_prim_attr(key, value)
 
     def _compute(self, *args):
         return compute(self, *args)
 
-    sig_text = ", ".join(f"{p}={d!r}" for p, d in params)
+    sig_text = ", ".join(p if d is REQUIRED else f"{p}={d!r}" for p, d in params)
     doc = f"MindSpore's ``ops.{name}({sig_text})``: construct once, then call on tensors."
     return type(name, (Primitive,), {"__init__": __init__, "_compute": _compute, "__doc__": doc,
                                      "__module__": __name__})
 
+
+from ._primitive_table import REQUIRED, TABLE as _MORE  # noqa: E402  (Conv2D, BatchNorm, CumSum, TopK ...)
+
+_TABLE.update(_MORE)
 
 for _name, (_params, _compute) in _TABLE.items():
     globals()[_name] = _make_primitive(_name, _params, _compute)
