@@ -365,15 +365,19 @@ class Tensor:
 
     # ----------------------------------------------------------------- methods
     def sum(self, axis=None, keepdims=False):
-        return _F.reduce_sum(self, axis, keepdims)
+        return _F.sum(self, axis, keepdims)         # integers sum to int64, as in MindSpore
 
     def mean(self, axis=None, keep_dims=False):
         return _F.reduce_mean(self, axis, keep_dims)
 
     def max(self, axis=None, keepdims=False):
+        if type(axis) is int:                       # the gradient goes to the first maximum, as in MindSpore
+            return _F.max(self, axis, keepdims)[0]
         return _F.reduce_max(self, axis, keepdims)
 
     def min(self, axis=None, keepdims=False):
+        if type(axis) is int:
+            return _F.min(self, axis, keepdims)[0]
         return _F.reduce_min(self, axis, keepdims)
 
     def reshape(self, *shape):
@@ -414,12 +418,12 @@ class Tensor:
         return _F.square(self)
 
     def argmax(self, axis=None):
-        """Index of the maximum (not differentiable)."""
-        return Tensor._wrap(np.asarray(np.argmax(self._data, axis=axis)).astype(np.int64))
+        """Index of the maximum, int64 (not differentiable)."""
+        return _F.argmax(self, axis)
 
     def argmin(self, axis=None):
-        """Index of the minimum (not differentiable)."""
-        return Tensor._wrap(np.asarray(np.argmin(self._data, axis=axis)).astype(np.int64))
+        """Index of the minimum, int32 as in MindSpore (not differentiable)."""
+        return _F.argmin(self, axis)
 
 
 class Parameter(Tensor):

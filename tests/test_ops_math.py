@@ -438,8 +438,8 @@ def test_reduction_aliases_and_dtypes():
     np.testing.assert_array_equal(ops.min(x)[0].asnumpy(), 1.0)
     b = ms.Tensor(np.array([True, True, False]))
     assert ops.reduce_sum(b).dtype == ms.int64 and ops.reduce_sum(b).item() == 2
-    m = ops.reduce_mean(ms.Tensor([1, 2]))
-    assert m.dtype == ms.float32 and m.item() == 1.5
+    m = ops.reduce_mean(ms.Tensor([1, 2]))   # MindSpore 2.10: an integer mean keeps its dtype, truncated
+    assert m.dtype == ms.int64 and m.item() == 1
     with pytest.raises(TypeError, match="op 'reduce_mean': input must be a number type, got bool"):
         ops.reduce_mean(b)
 

@@ -22,7 +22,7 @@ from .._core import capture as _capture
 from .._core.dispatch import call
 from ..tensor import Tensor
 from . import functional as F
-from ._builtin import defop, is_float, normalize_axis, tensor_arg
+from ._builtin import defop, is_float, normalize_axis, plain_axis, tensor_arg
 
 
 def _rng():
@@ -192,14 +192,15 @@ def gather(input_params, input_indices, axis, batch_dims=0):
 
 
 # ================================================================== small array ops
-def _index_of(fn, x, **kw):
-    """``fn(x, **kw)`` as an int64 Tensor (a host op, so graph-mode replays compute it again)."""
-    return _capture.host_op(lambda a: (np.asarray(fn(a, **kw), np.int64),), (x,), Tensor._wrap)[0]
+def _index_of(fn, x, dtype=np.int64, **kw):
+    """``fn(x, **kw)`` as an int64 (or ``dtype``) Tensor (a host op, so graph-mode replays compute it again)."""
+    return _capture.host_op(lambda a: (np.asarray(fn(a, **kw), dtype),), (x,), Tensor._wrap)[0]
 
 
 def argmax(input, dim=None, keepdim=False):  # noqa: A002
     """Index of the maximum (int64; the first one among ties), over all elements when ``dim`` is None."""
     x = tensor_arg(input, "argmax")
+    dim = plain_axis(dim)
     if dim is None:
         return _index_of(np.argmax, x)
     ax = normalize_axis("argmax", dim, x.ndim)[0]
@@ -207,12 +208,15 @@ def argmax(input, dim=None, keepdim=False):  # noqa: A002
 
 
 def argmin(input, axis=None, keepdims=False):  # noqa: A002
-    """Index of the minimum (int64; the first one among ties)."""
+    """Index of the minimum (int32, as MindSpore's ``ops.argmin`` gives; the first one among ties)."""
     x = tensor_arg(input, "argmin")
+    if x._data.dtype == np.bool_:
+        raise TypeError("op 'argmin': input must be a number type, got bool")
+    axis = plain_axis(axis)
     if axis is None:
-        return _index_of(np.argmin, x)
+        return _index_of(np.argmin, x, np.int32)
     ax = normalize_axis("argmin", axis, x.ndim)[0]
-    return _index_of(np.argmin, x, axis=ax, keepdims=bool(keepdims))
+    return _index_of(np.argmin, x, np.int32, axis=ax, keepdims=bool(keepdims))
 
 
 def clamp(input, min=None, max=None):  # noqa: A002 - MindSpore's names
@@ -264,3 +268,8 @@ def cat(tensors, axis=0):
 
 __all__ = ["ones", "zeros", "full", "arange", "uniform", "standard_normal", "gather", "argmax", "argmin",
            "clamp", "clip_by_value", "split", "cat"]
+
+from .._core.registry import register_function as _register_function  # noqa: E402
+
+_register_function("argmax", argmax)          # Tensor.argmax / Tensor.argmin call these
+_register_function("argmin", argmin)

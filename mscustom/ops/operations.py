@@ -174,6 +174,8 @@ def _sparse_softmax_ce(p, logits, labels):
 
 def _argmax(p, x):
     x = as_tensor(x)
+    if x.dtype.name == "bool":
+        raise TypeError("primitive 'Argmax': input must be a number type, got bool")
     out_type = _dt.dtype_from_any(p.attrs.get("output_type", _dt.int32))
     index = np.argmax(x.asnumpy(), axis=p.attrs.get("axis", -1))
     return Tensor(np.asarray(index), dtype=out_type)
@@ -181,6 +183,8 @@ def _argmax(p, x):
 
 def _argmin(p, x):
     x = as_tensor(x)
+    if x.dtype.name == "bool":
+        raise TypeError("primitive 'Argmin': input must be a number type, got bool")
     out_type = _dt.dtype_from_any(p.attrs.get("output_type", _dt.int32))
     return Tensor(np.asarray(np.argmin(x.asnumpy(), axis=p.attrs.get("axis", -1))), dtype=out_type)
 
