@@ -170,11 +170,12 @@ sign = functional(_SIGN, '-1, 0 or 1 by the sign of each element; not differenti
 abs = functional(_ABS, '``|x|`` elementwise; the gradient at 0 is 0.')  # noqa: A001 - MindSpore's name
 
 
-def _minmax_grad(pick_first):
-    """Gradient of maximum/minimum: ties go to the first input."""
+def _minmax_grad(pick_first, ties=0.5):
+    """Gradient of maximum/minimum: to the input that wins; where they are equal ``x`` takes ``ties``
+    of it and ``y`` the rest (MindSpore splits 0.5/0.5)."""
     def gradient(ins, outs, g, a):
         x, y = ins
-        mask = F.cast(pick_first(x, y), g[0].dtype)
+        mask = F.add(F.cast(pick_first(x, y), g[0].dtype), mul(F.cast(equal(x, y), g[0].dtype), ties))
         gx = mul(g[0], mask)
         return [F.sum_to(gx, x.shape) if is_float(x) else None,
                 F.sum_to(sub(g[0], gx), y.shape) if is_float(y) else None]
@@ -182,17 +183,29 @@ def _minmax_grad(pick_first):
 
 
 _MAXIMUM = defop("maximum", 2, lambda a, i: np.maximum(i[0], i[1]), broadcast_shape("maximum"),
-                 promote_types("maximum"), _minmax_grad(lambda x, y: greater_equal(x, y)),
-                 doc="elementwise maximum; where x == y the gradient goes to x",
+                 promote_types("maximum"), _minmax_grad(lambda x, y: greater(x, y)),
+                 doc="elementwise maximum; where x == y the gradient is split 0.5/0.5",
                  arg_names=("x", "y"))
 _MINIMUM = defop("minimum", 2, lambda a, i: np.minimum(i[0], i[1]), broadcast_shape("minimum"),
-                 promote_types("minimum"), _minmax_grad(lambda x, y: less_equal(x, y)),
-                 doc="elementwise minimum; where x == y the gradient goes to x",
+                 promote_types("minimum"), _minmax_grad(lambda x, y: less(x, y)),
+                 doc="elementwise minimum; where x == y the gradient is split 0.5/0.5",
                  arg_names=("x", "y"))
 
 
-maximum = functional(_MAXIMUM, 'Elementwise maximum with broadcasting; at ties the gradient goes to ``x``.')
-minimum = functional(_MINIMUM, 'Elementwise minimum with broadcasting; at ties the gradient goes to ``x``.')
+_MAXIMUM_X = defop("maximum_x", 2, lambda a, i: np.maximum(i[0], i[1]), broadcast_shape("maximum_x"),
+                   promote_types("maximum_x"), _minmax_grad(lambda x, y: greater(x, y), ties=1.0),
+                   doc="elementwise maximum; where x == y the gradient goes to x (MXNet's rule, and clamp's)",
+                   arg_names=("x", "y"))
+_MINIMUM_X = defop("minimum_x", 2, lambda a, i: np.minimum(i[0], i[1]), broadcast_shape("minimum_x"),
+                   promote_types("minimum_x"), _minmax_grad(lambda x, y: less(x, y), ties=1.0),
+                   doc="elementwise minimum; where x == y the gradient goes to x (MXNet's rule, and clamp's)",
+                   arg_names=("x", "y"))
+maximum_x = functional(_MAXIMUM_X, 'Elementwise maximum; at ties the gradient goes to ``x`` (MXNet, ``clamp``).')
+minimum_x = functional(_MINIMUM_X, 'Elementwise minimum; at ties the gradient goes to ``x`` (MXNet, ``clamp``).')
+
+
+maximum = functional(_MAXIMUM, 'Elementwise maximum with broadcasting; at ties the gradient is split 0.5/0.5.')
+minimum = functional(_MINIMUM, 'Elementwise minimum with broadcasting; at ties the gradient is split 0.5/0.5.')
 
 
 # ================================================================== comparisons

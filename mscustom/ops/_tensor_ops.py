@@ -224,16 +224,25 @@ def clamp(input, min=None, max=None):  # noqa: A002 - MindSpore's names
     x = tensor_arg(input, "clamp")
     if min is None and max is None:
         raise ValueError("clamp: at least one of min and max must be given")
+    from ._math_ops import maximum_x, minimum_x
     if min is not None:
-        x = F.maximum(x, min)
+        x = maximum_x(x, min)           # at a bound the gradient stays with x, as in MindSpore's clamp
     if max is not None:
-        x = F.minimum(x, max)
+        x = minimum_x(x, max)
     return x
 
 
 def clip_by_value(x, clip_value_min=None, clip_value_max=None):
-    """``x`` limited to ``[clip_value_min, clip_value_max]`` (as ``clamp``)."""
-    return clamp(x, clip_value_min, clip_value_max)
+    """``x`` limited to ``[clip_value_min, clip_value_max]``; at a bound the gradient is split 0.5/0.5
+    (``maximum``/``minimum``'s rule), as in MindSpore."""
+    x = tensor_arg(x, "clip_by_value")
+    if clip_value_min is None and clip_value_max is None:
+        raise ValueError("clip_by_value: at least one of clip_value_min and clip_value_max must be given")
+    if clip_value_min is not None:
+        x = F.maximum(x, clip_value_min)
+    if clip_value_max is not None:
+        x = F.minimum(x, clip_value_max)
+    return x
 
 
 def split(tensor, split_size_or_sections, axis=0):

@@ -143,7 +143,7 @@ def _matmul(p, x, y):
 
 def _reduce(fname):
     def compute(p, x, axis=()):
-        axis = None if axis == () or axis == [] else axis
+        axis = None if isinstance(axis, (tuple, list)) and len(axis) == 0 else axis
         return _fn(fname)(x, axis, p.attrs.get("keep_dims", False))
     return compute
 
