@@ -71,11 +71,25 @@ square = functional(_SQUARE, '``x * x`` elementwise.')
 
 
 # ------------------------------------------------------------------ pow
+def int_power(base, exponent, dtype):
+    """``base ** exponent`` for integers, negative exponents as MindSpore computes them: the power
+    truncated toward zero (0, or +-1 for a base of +-1), and the dtype's minimum for ``0 ** negative``."""
+    base, exponent = np.broadcast_arrays(np.asarray(base, dtype), np.asarray(exponent))
+    negative = exponent < 0
+    if not negative.any():
+        return np.power(base, exponent).astype(dtype, copy=False)
+    out = np.power(base, np.where(negative, 0, exponent)).astype(dtype, copy=False)
+    odd = (exponent % 2) != 0
+    special = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1),
+                                              np.where(base == 0, np.iinfo(dtype).min, 0)))
+    return np.where(negative, special, out).astype(dtype, copy=False)
+
+
 def _pow_compute(attrs, ins):
-    try:
-        return np.power(ins[0], ins[1])
-    except ValueError as exc:          # integers to negative integer powers
-        raise ValueError(f"op 'pow': {exc} Cast the base to a float type first.") from None
+    x, y = ins
+    if x.dtype.kind in "iu" and y.dtype.kind in "iu":
+        return int_power(x, y, np.result_type(x, y))
+    return np.power(x, y)
 
 
 def _pow_grad(ins, outs, g, a):
@@ -104,10 +118,7 @@ def _pow_scalar_type(attrs, dtypes):
         return dtypes, [d]
     if attrs["float_exponent"]:
         return dtypes, [_dt.float32]
-    if e < 0:
-        raise ValueError(f"op 'pow': an integer tensor ({d.name}) cannot be raised to the negative "
-                         f"integer power {e}; cast it to a float type first")
-    return dtypes, [d]
+    return dtypes, [d]                  # a negative power of an integer tensor truncates, as in MindSpore
 
 
 def _pow_scalar_grad(ins, outs, g, a):
@@ -123,7 +134,14 @@ def _pow_scalar_grad(ins, outs, g, a):
     return [mul(g[0], mul(pow(x, e - 1), e))]
 
 
-_POW_SCALAR = defop("pow_scalar", 1, lambda a, i: np.power(i[0], a["exponent"]), same_shape,
+def _pow_scalar_compute(attrs, ins):
+    x, e = ins[0], attrs["exponent"]
+    if x.dtype.kind in "iu" and not attrs["float_exponent"]:
+        return int_power(x, e, x.dtype)
+    return np.power(x, e)
+
+
+_POW_SCALAR = defop("pow_scalar", 1, _pow_scalar_compute, same_shape,
                     _pow_scalar_type, _pow_scalar_grad,
                     doc="x ** exponent for a constant Python number exponent", arg_names=("x",))
 

@@ -227,7 +227,7 @@ def _with_index(name, op, arg, x, axis, keepdims):
     if axis is None:
         return call(op, (x,), {"axis": None, "keep_dims": False}), Tensor._wrap(np.zeros((), np.int64))
     if type(axis) is not int:
-        raise TypeError(f"op '{name}': axis must be an int or None, got {type(axis).__name__} {axis!r} "
+        raise TypeError(f"op '{name}': axis must be an int or None, got {type(axis).__name__} {axis} "
                         "(MindSpore takes a Python int here)")
     ax = normalize_axis(name, axis, x.ndim)[0]
     idx = _capture.host_op(lambda a: (np.asarray(arg(a, axis=ax, keepdims=bool(keepdims)), np.int64),), (x,),

@@ -1,0 +1,167 @@
+"""Behaviour checked call by call against real MindSpore 2.10 (CPU): the literals below are its results.
+
+Result dtypes of reductions and index ops, axes given as NumPy integers or
+Tensors, gradient tie-breaking, dtype names, integer powers and loss
+broadcasting (bench/ms_conformance.py runs the same cases on both).
+"""
+
+import numpy as np
+import pytest
+
+import mscustom as ms
+from mscustom import nn, ops
+
+_X = np.array([[1, 0, 3], [4, 5, 2]])
+
+# op -> {input dtype: result dtype(s)}, from MindSpore 2.10; "TypeError": MindSpore refuses the dtype
+_DTYPES = {
+    "ops.sum": (lambda x: ops.sum(x), {"int32": "int64", "int64": "int64", "float16": "float16",
+                                       "float32": "float32", "bool": "int64", "uint8": "int64", "int8": "int64"}),
+    "Tensor.sum": (lambda x: x.sum(), {"int32": "int64", "uint8": "int64", "bool": "int64", "float32": "float32"}),
+    "ReduceSum": (lambda x: ops.ReduceSum()(x), {"int32": "int32", "int8": "int8", "float16": "float16"}),
+    "ops.mean": (lambda x: ops.mean(x, 1), {"int32": "int32", "int64": "int64", "uint8": "uint8",
+                                            "float16": "float16", "float32": "float32"}),
+    "Tensor.mean": (lambda x: x.mean(), {"int32": "int32", "int8": "int8"}),
+    "ReduceMean": (lambda x: ops.ReduceMean()(x), {"int64": "int64"}),
+    "ops.max(axis)": (lambda x: ops.max(x, 1), {"int32": ("int32", "int64"), "float32": ("float32", "int64"),
+                                                "uint8": ("uint8", "int64"), "bool": "TypeError"}),
+    "ops.min(axis)": (lambda x: ops.min(x, 1), {"int64": ("int64", "int64"), "float16": ("float16", "int64")}),
+    "ops.max()": (lambda x: ops.max(x), {"int32": ("int32", "int64"), "float32": ("float32", "int64")}),
+    "ops.argmax": (lambda x: ops.argmax(x, 1), {"int32": "int64", "float32": "int64", "bool": "int64"}),
+    "ops.argmin": (lambda x: ops.argmin(x, 1), {"int32": "int32", "int64": "int32", "float32": "int32",
+                                                "bool": "TypeError"}),
+    "Tensor.argmax": (lambda x: x.argmax(), {"float32": "int64", "int8": "int64"}),
+    "Tensor.argmin": (lambda x: x.argmin(), {"float32": "int32", "int64": "int32", "bool": "TypeError"}),
+    "Argmax": (lambda x: ops.Argmax()(x), {"int64": "int32", "float32": "int32", "bool": "TypeError"}),
+    "Argmin": (lambda x: ops.Argmin()(x), {"float16": "int32", "bool": "TypeError"}),
+    "ops.amax": (lambda x: ops.amax(x, 1), {"int32": "int32", "uint8": "uint8", "bool": "TypeError"}),
+    "ReduceMax": (lambda x: ops.ReduceMax()(x), {"int8": "int8", "bool": "TypeError"}),
+}
+_DTYPE_CASES = [(name, dt, want) for name, (_, table) in _DTYPES.items() for dt, want in table.items()]
+
+
+@pytest.mark.parametrize("name,dt,want", _DTYPE_CASES, ids=[f"{n}-{d}" for n, d, _ in _DTYPE_CASES])
+def test_result_dtypes_match_mindspore(name, dt, want):
+    fn = _DTYPES[name][0]
+    x = ms.Tensor(_X.astype(dt))
+    if want == "TypeError":
+        with pytest.raises(TypeError, match="must be a number type, got bool"):
+            fn(x)
+        return
+    got = fn(x)
+    got = tuple(t.dtype.name for t in got) if isinstance(got, tuple) else got.dtype.name
+    assert got == want
+
+
+def test_integer_mean_truncates_and_wraps_as_mindspore():
+    x = ms.Tensor(np.array([[-1, 0, -3], [4, 5, 1]], np.int32))
+    assert ops.mean(x, 1).asnumpy().tolist() == [-1, 3]
+    assert ops.mean(ms.Tensor(np.array([-7, 0], np.int64))).item() == -3
+    u = ms.Tensor(np.array([200, 255, 255], np.uint8))
+    assert ops.mean(u).item() == 66                   # the uint8 sum wraps to 198 first
+    assert ops.sum(u).item() == 710 and ops.ReduceSum()(u).item() == 198
+    assert ops.max(x)[1].item() == 0 and ops.max(x)[1].dtype == ms.int64
+
+
+@pytest.mark.parametrize("fn,want", [
+    (lambda x: ops.sum(x, np.int64(1)), [-4, 10]),
+    (lambda x: ops.sum(x, ms.Tensor(1)), [-4, 10]),
+    (lambda x: ops.sum(x, (np.int64(0), 1)), 6),
+    (lambda x: ops.sum(x, ms.Tensor([0, 1])), 6),
+    (lambda x: ops.mean(x, np.int32(1)), [-1, 3]),
+    (lambda x: ops.mean(x, ms.Tensor(np.int64(0))), [1, 2, -1]),
+    (lambda x: x.sum(np.int64(1)), [-4, 10]),
+    (lambda x: x.mean(np.int64(1)), [-1, 3]),
+    (lambda x: ops.amax(x, np.int64(1)), [0, 5]),
+    (lambda x: ops.amin(x, ms.Tensor(1)), [-3, 1]),
+    (lambda x: ops.argmax(x, np.int64(1)), [1, 1]),
+    (lambda x: ops.argmin(x, np.int64(1)), [2, 2]),
+    (lambda x: x.argmax(np.int64(1)), [1, 1]),
+    (lambda x: ops.ReduceSum()(x, np.int64(1)), [-4, 10]),
+    (lambda x: ops.ReduceMean()(x, ms.Tensor(1)), [-1, 3]),
+    (lambda x: ops.ReduceMax()(x, np.int64(0)), [4, 5, 1]),
+])
+def test_numpy_integer_and_tensor_axes(fn, want):
+    x = ms.Tensor(np.array([[-1, 0, -3], [4, 5, 1]], np.int32))
+    assert fn(x).asnumpy().tolist() == want
+
+
+def test_axis_types_mindspore_refuses():
+    x = ms.Tensor(np.array([[1.0, 2.0]], np.float32))
+    with pytest.raises(TypeError, match="op 'max': axis must be an int or None, got int64 1"):
+        ops.max(x, np.int64(1))                       # MindSpore: "'axis' must be int"
+    with pytest.raises(TypeError, match="op 'min': axis must be an int or None, got Tensor"):
+        ops.min(x, ms.Tensor(1))
+    with pytest.raises(TypeError, match="op 'reduce_sum': axis must be an int or a tuple of ints, got 1.0"):
+        ops.sum(x, 1.0)
+
+
+# ---------------------------------------------------------------- tie-breaking (MindSpore's gradients)
+_TIE = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], np.float32)
+_FIRST = [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]
+_SPLIT = [[0.0, 0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]]
+
+
+@pytest.mark.parametrize("fn,want", [
+    (lambda x: ops.max(x, 1)[0].sum(), _FIRST),
+    (lambda x: ops.max(x, 1, keepdims=True)[0].sum(), _FIRST),
+    (lambda x: ops.min(x, 1)[0].sum(), [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]),
+    (lambda x: x.max(axis=1).sum(), _FIRST),
+    (lambda x: ops.max(x)[0], [[0.0, 0.5, 0.5], [0.0, 0.0, 0.0]]),
+    (lambda x: x.max(), [[0.0, 0.5, 0.5], [0.0, 0.0, 0.0]]),
+    (lambda x: ops.amax(x, 1).sum(), _SPLIT),
+    (lambda x: ops.ReduceMax()(x, 1).sum(), _SPLIT),
+])
+def test_max_gradient_ties(fn, want):
+    np.testing.assert_allclose(ms.grad(fn)(ms.Tensor(_TIE)).asnumpy(), want, rtol=1e-6)
+
+
+def test_maximum_minimum_clamp_ties():
+    a, b = ms.Tensor(np.array([1.0, 2.0, 3.0], np.float32)), ms.Tensor(np.array([1.0, 3.0, 2.0], np.float32))
+    ga, gb = ms.grad(lambda a, b: ops.Maximum()(a, b).sum(), (0, 1))(a, b)
+    assert ga.asnumpy().tolist() == [0.5, 0.0, 1.0] and gb.asnumpy().tolist() == [0.5, 1.0, 0.0]
+    ga, gb = ms.grad(lambda a, b: ops.maximum(a, b).sum(), (0, 1))(a, ms.Tensor(np.float32(2.0)))
+    assert ga.asnumpy().tolist() == [0.0, 0.5, 1.0] and gb.item() == 1.5
+    x = ms.Tensor(np.array([0.0, 1.0, 3.0, 6.0], np.float32))
+    assert ms.grad(lambda t: ops.clamp(t, 1.0, 3.0).sum())(x).asnumpy().tolist() == [0.0, 1.0, 1.0, 0.0]
+    assert ms.grad(lambda t: ops.clip_by_value(t, 1.0, 3.0).sum())(x).asnumpy().tolist() == [0.0, 0.5, 0.5, 0.0]
+    assert ms.grad(lambda t: ops.relu6(t).sum())(x).asnumpy().tolist() == [0.0, 1.0, 1.0, 1.0]
+
+
+# ---------------------------------------------------------------- dtype names, integer powers, losses
+@pytest.mark.parametrize("name,want", [
+    ("float16", "Float16"), ("float32", "Float32"), ("float64", "Float64"), ("int8", "Int8"), ("int16", "Int16"),
+    ("int32", "Int32"), ("int64", "Int64"), ("uint8", "UInt8"), ("uint16", "UInt16"), ("uint32", "UInt32"),
+    ("uint64", "UInt64"), ("bool_", "Bool")])
+def test_dtype_str_is_mindspores(name, want):
+    d = getattr(ms, name)
+    assert str(d) == want and str(ms.Tensor(np.zeros(1), d).dtype) == want
+    assert repr(d) == f"mscustom.{name}"
+
+
+@pytest.mark.parametrize("fn,dtype,want", [
+    (lambda: 2 ** ms.Tensor(np.array([-2, -1, 0, 1, 2], np.int32)), "int32", [0, 0, 1, 2, 4]),
+    (lambda: ms.Tensor(np.array([2, -1, 1, 3], np.int32)) ** -1, "int32", [0, -1, 1, 0]),
+    (lambda: ms.Tensor(np.array([2, -1, -3, 1], np.int32)) ** -2, "int32", [0, 1, 0, 1]),
+    (lambda: ms.Tensor(np.array([2, 3, -1, 1], np.int64)) ** ms.Tensor(np.array([-1, -2, -3, -5], np.int64)),
+     "int64", [0, 0, -1, 1]),
+    (lambda: ms.Tensor(np.array([0, 2], np.int32)) ** -1, "int32", [-2147483648, 0]),
+    (lambda: 2.0 ** ms.Tensor(np.array([-2, -1, 0], np.int32)), "float32", [0.25, 0.5, 1.0]),
+])
+def test_integer_negative_powers(fn, dtype, want):
+    r = fn()
+    assert r.dtype.name == dtype and r.asnumpy().tolist() == want
+
+
+def test_mse_and_l1_losses_broadcast():
+    p = ms.Tensor(np.array([[1.0], [2.0], [3.0]], np.float32))
+    t = ms.Tensor(np.array([1.0, 2.0, 4.0], np.float32))
+    np.testing.assert_allclose(nn.MSELoss()(p, t).item(), 2.3333333, rtol=1e-6)
+    assert nn.MSELoss(reduction="none")(p, t).shape == (3, 3)
+    np.testing.assert_allclose(ms.grad(lambda p: nn.MSELoss()(p, t))(p).asnumpy(),
+                               [[-0.8888889], [-0.22222222], [0.44444448]], rtol=1e-6)
+    assert nn.MSELoss(reduction="sum")(t, ms.Tensor(np.float32(1.0))).item() == 10.0
+    np.testing.assert_allclose(nn.L1Loss()(p, t).item(), 1.2222222, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"MSELoss: logits and labels must have shapes that broadcast together, "
+                                         r"got \[3, 1\] and \[2, 2\]"):
+        nn.MSELoss()(p, ms.Tensor(np.zeros((2, 2), np.float32)))
