@@ -165,3 +165,57 @@ def test_mse_and_l1_losses_broadcast():
     with pytest.raises(ValueError, match=r"MSELoss: logits and labels must have shapes that broadcast together, "
                                          r"got \[3, 1\] and \[2, 2\]"):
         nn.MSELoss()(p, ms.Tensor(np.zeros((2, 2), np.float32)))
+
+
+# ---------------------------------------------------------------- optimizers (parameters after 4 steps)
+_GRADS = ([0.5, -1.0, 2.0], [0.1, 0.3, -0.2], [-1.5, 0.7, 0.0], [0.2, 0.2, 0.2])
+
+
+def _steps(make):
+    p = ms.Parameter(ms.Tensor(np.array([1.0, -2.0, 0.5], np.float32)), name="w")
+    opt = make([p])
+    out = []
+    for g in _GRADS:
+        opt((ms.Tensor(np.array(g, np.float32)),))
+        out.append(p.asnumpy().copy())
+    return np.stack(out)
+
+
+@pytest.mark.parametrize("make,want", [
+    (lambda ps: nn.RMSProp(ps, learning_rate=0.1),                    # the mean square starts at ones
+     [[0.9480125, -1.9, 0.3245884], [0.9370591, -1.931466, 0.3430469], [1.088958, -2.006639, 0.3430469],
+      [1.067658, -2.029221, 0.3225805]]),
+    (lambda ps: nn.RMSProp(ps, learning_rate=0.05, momentum=0.9, centered=True),
+     [[0.973971, -1.949748, 0.4109129], [0.9450583, -1.920286, 0.3400661], [0.9953829, -1.931361, 0.2763039],
+      [1.029995, -1.952629, 0.2085627]]),
+    (lambda ps: nn.SGD(ps, learning_rate=0.1, momentum=0.9, dampening=0.5),   # first step undamped
+     [[0.95, -1.9, 0.3], [0.9, -1.825, 0.13], [0.9299999, -1.7925, -0.02299997], [0.947, -1.77325, -0.1707]]),
+    (lambda ps: nn.SGD(ps, learning_rate=0.1, momentum=0.5, dampening=0.2, weight_decay=0.1),
+     [[0.94, -1.88, 0.295], [0.89448, -1.82896, 0.20614], [0.9845642, -1.844808, 0.1600609],
+      [1.00573, -1.853974, 0.1197408]]),
+    (lambda ps: nn.Momentum(ps, 0.1, 0.9),
+     [[0.95, -1.9, 0.3], [0.895, -1.84, 0.14], [0.9955, -1.856, -0.003999963], [1.06595, -1.8904, -0.1535999]]),
+])
+def test_optimizer_steps_match_mindspore(make, want):
+    np.testing.assert_allclose(_steps(make), want, rtol=2e-6, atol=1e-7)
+
+
+def test_momentum_nesterov_follows_the_documented_formula():
+    # MindSpore's CPU kernel ignores use_nesterov (it gives the plain Momentum numbers above); mscustom
+    # applies MindSpore's documented rule p -= lr * (g + momentum * v), as its GPU/Ascend kernels do
+    got = _steps(lambda ps: nn.Momentum(ps, 0.1, 0.9, use_nesterov=True))
+    np.testing.assert_allclose(got[0], [1.0 - 0.1 * 0.95, -2.0 + 0.1 * 1.9, 0.5 - 0.1 * 3.8], rtol=1e-6)
+
+
+def test_get_lr_returns_float32_tensors():
+    p = ms.Parameter(ms.Tensor(np.zeros(2, np.float32)), name="w")
+    opt = nn.SGD([p], learning_rate=[0.1, 0.05, 0.01])
+    lr = opt.get_lr()
+    assert isinstance(lr, ms.Tensor) and lr.dtype == ms.float32 and lr.shape == ()
+    assert opt.get_lr().item() == pytest.approx(0.1)                # no side effect, as in MindSpore
+    opt((ms.Tensor(np.ones(2, np.float32)),))
+    assert opt.get_lr().item() == pytest.approx(0.05)
+    q = ms.Parameter(ms.Tensor(np.zeros(2, np.float32)), name="q")
+    grouped = nn.SGD([{"params": [p], "lr": 0.0}, {"params": [q]}], learning_rate=0.1)
+    assert [t.item() for t in grouped.get_lr()] == pytest.approx([0.0, 0.1])
+    assert grouped.get_lr_parameter(q).dtype == ms.float32

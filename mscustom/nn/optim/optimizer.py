@@ -64,6 +64,10 @@ def _number(value, what, who, low=None, high=None, low_open=False, high_open=Fal
     return value
 
 
+def _lr_tensor(value):
+    return Tensor._wrap(np.asarray(value, np.float32))
+
+
 class _LR:
     """One learning rate: a constant, a per-step array, or a schedule Cell; ``at(step)`` gives a float."""
 
@@ -214,23 +218,23 @@ class Optimizer(Cell):
         self._lr = _LR(value, type(self).__name__)
 
     def get_lr(self):
-        """The learning rate the next step uses: a float, or with group lrs a tuple with one per parameter.
-
-        Unlike MindSpore's (which advances ``global_step`` when the rate is
-        dynamic), this call has no side effect.
+        """The learning rate the next step uses: a float32 scalar Tensor, as MindSpore returns, or with
+        group lrs a tuple with one per parameter. The call has no side effect (MindSpore's PyNative
+        ``get_lr`` does not advance ``global_step`` either).
         """
         step = self.global_step
         if self.is_group_lr:
-            return tuple((self._lr if lr is None else lr).at(step) for lr in self._group_lr)
-        return self._lr.at(step)
+            return tuple(_lr_tensor((self._lr if lr is None else lr).at(step)) for lr in self._group_lr)
+        return _lr_tensor(self._lr.at(step))
 
     def get_lr_parameter(self, param):
-        """The learning rate (float) the next step uses for one Parameter, or a list for a list of them."""
+        """The learning rate (a float32 scalar Tensor) the next step uses for one Parameter, or a list for
+        a list of them."""
         if isinstance(param, (list, tuple)):
             return [self.get_lr_parameter(p) for p in param]
         for p, lr in zip(self.parameters, self._group_lr):
             if p is param:
-                return (self._lr if lr is None else lr).at(self.global_step)
+                return _lr_tensor((self._lr if lr is None else lr).at(self.global_step))
         raise ValueError(f"{type(self).__name__}: parameter '{getattr(param, 'name', param)}' is not "
                          "optimized by this optimizer")
 

@@ -28,7 +28,8 @@ class SGD(Optimizer):
 
     ``v = momentum * v + (1 - dampening) * g``; ``p -= lr * v``, or with
     ``nesterov=True`` ``p -= lr * (g + momentum * v)``. With ``momentum=0``
-    this is ``p -= lr * g``. The velocity starts at zero (MindSpore's rule).
+    this is ``p -= lr * g``. As in MindSpore, the first step sets ``v = g``
+    (no dampening): a ``stat`` state per parameter (ones until then) marks it.
 
     Example::
 
@@ -45,6 +46,7 @@ class SGD(Optimizer):
             raise ValueError(f"SGD: nesterov=True needs momentum > 0 and dampening 0, got momentum "
                              f"{self.momentum} and dampening {self.dampening}")
         self.accum = self._state("accum") if self.momentum > 0 else None
+        self.stat = self._state("stat", fill=1.0) if self.momentum > 0 else None
         self._plain_descent = self.accum is None
 
     def _update(self, i, param, grad, lr):
@@ -52,7 +54,10 @@ class SGD(Optimizer):
             grad *= lr
             np.subtract(param, grad, out=param)
             return
-        if self.dampening:
+        stat = self.stat[i]._data
+        if stat.flat[0]:                        # the first step: v = g, undamped (MindSpore's stat)
+            stat.fill(0)
+        elif self.dampening:
             grad *= 1.0 - self.dampening         # nesterov needs dampening 0, so g is not reused
         _momentum_step(param, grad, self.accum[i]._data, lr, self.momentum, self.nesterov)
 
