@@ -45,6 +45,7 @@ class SGD(Optimizer):
         if self.nesterov and (self.momentum <= 0 or self.dampening != 0):
             raise ValueError(f"SGD: nesterov=True needs momentum > 0 and dampening 0, got momentum "
                              f"{self.momentum} and dampening {self.dampening}")
+        self._ckpt_scalars = ("momentum",)
         self.accum = self._state("accum") if self.momentum > 0 else None
         self.stat = self._state("stat", fill=1.0) if self.momentum > 0 else None
         self._plain_descent = self.accum is None
@@ -77,6 +78,7 @@ class Momentum(Optimizer):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         self.momentum = _number(momentum, "momentum", "Momentum", low=0)
         self.use_nesterov = bool(use_nesterov)
+        self._ckpt_scalars = ("momentum",)
         self.moments = self._state("moments")
 
     def _update(self, i, param, grad, lr):
