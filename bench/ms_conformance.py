@@ -80,6 +80,16 @@ def setitem_earlier_consumer(ms, ops, nn, np):
 
 
 @case("1 setitem")
+def setitem_earlier_consumer_linear(ms, ops, nn, np):
+    def f(x):
+        y = x * 1.0
+        z = y * 2.0
+        y[0] = 0.0
+        return z.sum() + (y * x).sum()
+    return ms.grad(f)(_x(ms, np))
+
+
+@case("1 setitem")
 def setitem_after_exp(ms, ops, nn, np):
     def f(x):
         y = ops.exp(x)

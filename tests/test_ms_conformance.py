@@ -219,3 +219,115 @@ def test_get_lr_returns_float32_tensors():
     grouped = nn.SGD([{"params": [p], "lr": 0.0}, {"params": [q]}], learning_rate=0.1)
     assert [t.item() for t in grouped.get_lr()] == pytest.approx([0.0, 0.1])
     assert grouped.get_lr_parameter(q).dtype == ms.float32
+
+
+# ---------------------------------------------------------------- x[index] = value inside a gradient
+def _x6():
+    return ms.Tensor(np.arange(1, 7, dtype=np.float32).reshape(3, 2))
+
+
+def _overwrite_row(x):
+    y = x * 1.0
+    y[0] = 0.0
+    return (y * x).sum()
+
+
+def _value_into_row(x, v):
+    y = x * 1.0
+    y[1] = v
+    return (y * y).sum()
+
+
+def test_setitem_cuts_the_gradient_of_overwritten_entries():
+    assert ms.grad(_overwrite_row)(_x6()).asnumpy().tolist() == [[0, 0], [6, 8], [10, 12]]
+    gx, gv = ms.grad(_value_into_row, grad_position=(0, 1))(_x6(), ms.Tensor(np.array([5.0, 7.0], np.float32)))
+    assert gx.asnumpy().tolist() == [[2, 4], [0, 0], [10, 12]] and gv.asnumpy().tolist() == [10, 14]
+
+
+def test_setitem_index_kinds_and_broadcast_value():
+    def sliced(x, v):
+        y = x * 1.0
+        y[1:, 0] = v
+        return (y * y).sum()
+    gx, gv = ms.grad(sliced, grad_position=(0, 1))(_x6(), ms.Tensor(np.float32(3.0)))
+    assert gx.asnumpy().tolist() == [[2, 4], [0, 8], [0, 12]] and gv.item() == 12
+
+    def masked(x):
+        y = x * 1.0
+        y[x > 3] = 0.0
+        return (y * x).sum()
+    assert ms.grad(masked)(_x6()).asnumpy().tolist() == [[2, 4], [6, 0], [0, 0]]
+
+    def into_constant(x):
+        y = ops.zeros((3, 2), ms.float32)
+        y[1] = x[0] * 2.0
+        return (y * y).sum()
+    assert ms.grad(into_constant)(_x6()).asnumpy().tolist() == [[8, 16], [0, 0], [0, 0]]
+
+
+def test_setitem_keeps_earlier_results_and_the_producers_values():
+    def earlier(x):
+        y = x * 1.0
+        z = y * 2.0                     # read before the write: its gradient reaches row 0
+        y[0] = 0.0
+        return z.sum() + (y * x).sum()
+    assert ms.grad(earlier)(_x6()).asnumpy().tolist() == [[2, 2], [8, 10], [12, 14]]
+
+    def after_exp(x):
+        y = ops.exp(x)
+        y[0] = 0.0
+        return y.sum()
+    np.testing.assert_allclose(ms.grad(after_exp)(_x6()).asnumpy(),
+                               [[0, 0], [20.085537, 54.59815], [148.41316, 403.4288]], rtol=1e-5)
+    w = ms.Tensor(np.arange(6, dtype=np.float32).reshape(3, 2))
+
+    def after_softmax(x):
+        y = ops.softmax(x, axis=1)
+        y[0, 0] = 0.0                   # softmax's gradient still reads its own output
+        return (y * w).sum()
+    np.testing.assert_allclose(ms.grad(after_softmax)(_x6()).asnumpy(),
+                               [[-0.19661176, 0.19661179], [-0.19661175, 0.19661184], [-0.19661169, 0.196612]],
+                               rtol=1e-5)
+    y = _x6()
+    y[0] = 9.0                          # outside a gradient: a plain in-place write
+    assert y.asnumpy().tolist() == [[9, 9], [3, 4], [5, 6]]
+
+
+def test_setitem_gradient_in_graph_mode():
+    def f(x, v):
+        y = x * 1.0
+        y[1] = v
+        return (y * x).sum()
+    v = ms.Tensor(np.array([5.0, 7.0], np.float32))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        g = ms.jit(ms.grad(f, grad_position=(0, 1)))
+        for scale in (1.0, 2.0, 3.0):           # a record, then replays
+            gx, gv = g(_x6() * scale, v)
+            x = np.arange(1, 7, dtype=np.float32).reshape(3, 2) * scale
+            want = 2 * x
+            want[1] = v.asnumpy()
+            np.testing.assert_allclose(gx.asnumpy(), want)
+            np.testing.assert_allclose(gv.asnumpy(), x[1])
+        assert g.stats["replayed"] == 2 and g.eager_reason is None
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_setitem_finds_earlier_readers_in_every_call_style():
+    def style(write):
+        def f(x):
+            y = x * 1.0
+            z = y * 2.0
+            write(y)
+            return z.sum() + (y * x).sum()
+        return ms.grad(f)(_x6()).asnumpy().tolist()
+    want = [[2, 2], [8, 10], [12, 14]]
+    assert style(lambda y: y.__setitem__(0, 0.0)) == want
+    assert style(lambda y: ms.Tensor.__setitem__(y, 0, 0.0)) == want
+    held = []
+
+    def in_a_list(y):
+        held.append(y)
+        held[0][0] = 0.0
+    assert style(in_a_list) == want
