@@ -18,7 +18,8 @@ _DTYPES = {
     "ops.sum": (lambda x: ops.sum(x), {"int32": "int64", "int64": "int64", "float16": "float16",
                                        "float32": "float32", "bool": "int64", "uint8": "int64", "int8": "int64"}),
     "Tensor.sum": (lambda x: x.sum(), {"int32": "int64", "uint8": "int64", "bool": "int64", "float32": "float32"}),
-    "ReduceSum": (lambda x: ops.ReduceSum()(x), {"int32": "int32", "int8": "int8", "float16": "float16"}),
+    "ReduceSum": (lambda x: ops.ReduceSum()(x), {"int32": "int32", "int8": "int8", "float16": "float16",
+                                                 "bool": "bool"}),
     "ops.mean": (lambda x: ops.mean(x, 1), {"int32": "int32", "int64": "int64", "uint8": "uint8",
                                             "float16": "float16", "float32": "float32"}),
     "Tensor.mean": (lambda x: x.mean(), {"int32": "int32", "int8": "int8"}),
@@ -61,6 +62,9 @@ def test_integer_mean_truncates_and_wraps_as_mindspore():
     assert ops.mean(u).item() == 66                   # the uint8 sum wraps to 198 first
     assert ops.sum(u).item() == 710 and ops.ReduceSum()(u).item() == 198
     assert ops.max(x)[1].item() == 0 and ops.max(x)[1].dtype == ms.int64
+    b = ms.Tensor(np.array([[False, False], [True, False]]))
+    assert ops.ReduceSum(keep_dims=True)(b, 1).asnumpy().tolist() == [[False], [True]]   # any, kept bool
+    assert ops.sum(b).item() == 1 and ops.sum(b).dtype == ms.int64
 
 
 @pytest.mark.parametrize("fn,want", [

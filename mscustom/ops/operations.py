@@ -144,7 +144,10 @@ def _matmul(p, x, y):
 def _reduce(fname):
     def compute(p, x, axis=()):
         axis = None if isinstance(axis, (tuple, list)) and len(axis) == 0 else axis
-        return _fn(fname)(x, axis, p.attrs.get("keep_dims", False))
+        out = _fn(fname)(x, axis, p.attrs.get("keep_dims", False))
+        if fname == "reduce_sum" and as_tensor(x).dtype.name == "bool":
+            out = _fn("not_equal")(out, 0)      # MindSpore's ReduceSum keeps bool: True where any is True
+        return out
     return compute
 
 
