@@ -89,7 +89,10 @@ def _may_have_readers(y, known):
     and the frames of this call, plus ``known`` tuples of the tape): then no recorded op has read it and
     the walk over the heap is skipped. Counted only for the plain statement ``y[i] = v``; any other call
     style is walked."""
-    frame = sys._getframe(4)                # <- _rewire <- tensor_setitem <- Tensor.__setitem__ <- the statement
+    try:
+        frame = sys._getframe(4)            # <- _rewire <- tensor_setitem <- Tensor.__setitem__ <- the statement
+    except ValueError:
+        return True
     code = frame.f_code.co_code
     if not 0 <= frame.f_lasti < len(code) or code[frame.f_lasti] != _STORE_SUBSCR:
         return True
