@@ -111,7 +111,7 @@ _POW = defop("pow", 2, _pow_compute, broadcast_shape("pow"), numeric_promote("po
 
 
 def _pow_scalar_type(attrs, dtypes):
-    d, e = dtypes[0], attrs["exponent"]
+    d = dtypes[0]
     if d.name == "bool":
         raise TypeError("op 'pow': the base must be a number type, got bool")
     if _dt.is_floating(d):

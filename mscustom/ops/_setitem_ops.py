@@ -63,7 +63,7 @@ def _setitem_compute(attrs, ins):
 
 
 def _setitem_grad(ins, outs, g, a):
-    x, v, arrays = ins[0], ins[1], ins[2:]
+    v, arrays = ins[1], ins[2:]
     zero = Tensor._wrap(np.zeros((), g[0]._data.dtype))
     gx = call(_SETITEM, (g[0], zero) + tuple(arrays), {"index": a["index"]})    # the overwritten part: none
     gv = None
