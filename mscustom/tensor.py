@@ -376,12 +376,12 @@ class Tensor:
 
     def max(self, axis=None, keepdims=False):
         if type(axis) is int:                       # the gradient goes to the first maximum, as in MindSpore
-            return _F.max(self, axis, keepdims)[0]
+            return _F.extreme_first(self, axis, keepdims, "max")
         return _F.reduce_max(self, axis, keepdims)
 
     def min(self, axis=None, keepdims=False):
         if type(axis) is int:
-            return _F.min(self, axis, keepdims)[0]
+            return _F.extreme_first(self, axis, keepdims, "min")
         return _F.reduce_min(self, axis, keepdims)
 
     def reshape(self, *shape):

@@ -236,6 +236,14 @@ def _with_index(name, op, arg, x, axis, keepdims):
     return values, idx
 
 
+def extreme_first(x, axis, keepdims, kind):
+    """The max (``kind`` "max") or min of ``x`` over the int ``axis`` with the gradient to the first
+    extreme: ``ops.max(x, axis)[0]`` without computing the index (``Tensor.max(axis=...)``)."""
+    ax = normalize_axis(kind, axis, x.ndim)[0]
+    return call(_REDUCE_MAX if kind == "max" else _REDUCE_MIN, (x,),
+                {"axis": ax, "keep_dims": bool(keepdims), "first": kind})
+
+
 def max(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A001,A002 - MindSpore's names
     """The maximum over ``axis`` and its index: a tuple ``(values, indices)`` as MindSpore 2.x returns.
 
@@ -257,3 +265,8 @@ def min(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa:
     if initial is not None or where is not None:
         raise ValueError("op 'min': initial and where are not supported")
     return _with_index("min", _REDUCE_MIN, np.argmin, input, axis, keepdims)
+
+
+from .._core.registry import register_function as _register_function  # noqa: E402
+
+_register_function("extreme_first", extreme_first)         # Tensor.max / Tensor.min with an int axis

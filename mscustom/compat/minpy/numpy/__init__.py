@@ -78,7 +78,10 @@ def sum(a, axis=None, keepdims=False, **kwargs):        # noqa: A001
 
 
 def mean(a, axis=None, keepdims=False, **kwargs):
-    return _F.reduce_mean(_t(a), _axis(axis), keepdims)
+    t = _t(a)
+    if not t.dtype.name.startswith("float"):
+        t = _F.cast(t, "float32")       # NumPy averages integers to floats (mscustom's reduce_mean keeps them)
+    return _F.reduce_mean(t, _axis(axis), keepdims)
 
 
 def max(a, axis=None, keepdims=False, **kwargs):        # noqa: A001
