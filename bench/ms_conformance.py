@@ -146,6 +146,16 @@ def setitem_into_zeros(ms, ops, nn, np):
 
 
 @case("1 setitem")
+def setitem_into_parameter(ms, ops, nn, np):
+    w = ms.Parameter(ms.Tensor(np.ones((3, 2), np.float32)), name="w")
+
+    def f(x):
+        w[0] = x[0] * 2.0
+        return (w * x).sum()
+    return ms.grad(f, 0, [w])(_x(ms, np)), w
+
+
+@case("1 setitem")
 def setitem_graph_mode(ms, ops, nn, np):
     def f(x, v):
         y = x * 1.0

@@ -335,3 +335,16 @@ def test_setitem_finds_earlier_readers_in_every_call_style():
         held.append(y)
         held[0][0] = 0.0
     assert style(in_a_list) == want
+
+
+def test_setitem_into_a_parameter_is_an_in_place_write():
+    # MindSpore 2.10: a Parameter is written in place off the graph; its gradient is taken at the new value
+    x = ms.Tensor(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+    w = ms.Parameter(ms.Tensor(np.ones((2, 2), np.float32)), name="w")
+
+    def f(x):
+        w[0] = x[0] * 2.0
+        return (w * x).sum()
+    gx, (gw,) = ms.grad(f, 0, [w])(x)
+    assert gx.asnumpy().tolist() == [[2, 4], [1, 1]] and gw.asnumpy().tolist() == [[1, 2], [3, 4]]
+    assert w.asnumpy().tolist() == [[2, 4], [1, 1]]

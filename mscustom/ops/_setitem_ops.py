@@ -15,6 +15,10 @@ is part of the graph, the write becomes the op ``setitem(old, value)``:
 
 Finding the ops that read the tensor before the write walks the objects that
 refer to it (``gc.get_referrers``), once per such write while recording.
+
+A Parameter, or a gradient target itself, is written in place off the graph,
+as MindSpore writes a Parameter (the gradient is then taken at the value after
+the write; MindSpore refuses a write into a differentiated argument).
 """
 
 import dis
@@ -26,8 +30,8 @@ import numpy as np
 from .. import dtype as _dt
 from .._core import capture as _capture
 from .._core.dispatch import call
-from .._core.tape import STATE, Node, on_tape
-from ..tensor import Tensor, as_tensor
+from .._core.tape import STATE, Node, _Identity, on_tape
+from ..tensor import Parameter, Tensor, as_tensor
 from . import functional as F
 from ._builtin import defop
 from ._index_ops import _build_index, _encode_index, _getitem, _index_shape, _show_index
@@ -120,8 +124,15 @@ def _rewire(y, old, known):
 def tensor_setitem(y, index, value):
     """``y[index] = value`` while a gradient is recorded; False when it is a plain in-place write
     (neither ``y`` nor ``value`` is part of the graph)."""
+    if isinstance(y, Parameter):
+        return False                    # a weight is written in place, off the graph, as in MindSpore
+    node = y._node
+    if node is None and STATE.leaves:
+        node = STATE.leaves.get(id(y))
+    if node is not None and (node.op is None or node.op is _Identity):
+        return False                    # a gradient target itself: an in-place write (MindSpore refuses it)
     v = value if isinstance(value, Tensor) else None
-    if not (on_tape((y,)) or (v is not None and on_tape((v,)))):
+    if not (node is not None or (v is not None and on_tape((v,)))):
         return False
     if v is None:
         v = as_tensor(value, y)
@@ -129,9 +140,6 @@ def tensor_setitem(y, index, value):
         v = F.cast(v, y.dtype)
     struct, arrays = _encode_index(index)
     old = y.copy()                      # the values before the write (a graph-mode capture copies them too)
-    node = y._node
-    if node is None and STATE.leaves:
-        node = STATE.leaves.get(id(y))
     known = []                          # tuples of the tape that hold y and are not readers
     if node is not None:
         old._node, old._oidx = node, (y._oidx if y._node is not None else 0)
