@@ -177,13 +177,16 @@ def plain_axis(axis):
 def axis_attr(axis):
     """An axis argument as a hashable attribute: None for all axes, lists as tuples, NumPy integers and
     integer Tensors as Python ints."""
-    if axis is None:
-        return None
-    if type(axis) is not int:
-        axis = plain_axis(axis)
-        if axis == ():
-            return None
-    return axis
+    if axis is None or type(axis) is int:
+        return axis
+    if type(axis) is tuple:
+        for a in axis:
+            if type(a) is not int:
+                break
+        else:                           # the common case (gradients' sum_to): a tuple of ints
+            return axis or None
+    axis = plain_axis(axis)
+    return None if axis == () else axis
 
 
 # ------------------------------------------------------------------ shape rules
