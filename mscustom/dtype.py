@@ -26,7 +26,13 @@ class DType:
     def __repr__(self):
         return "mscustom." + ("bool_" if self.name == "bool" else self.name)
 
-    __str__ = __repr__
+    def __str__(self):
+        """MindSpore's name: ``Float32``, ``Int64``, ``UInt8``, ``Bool``."""
+        if self.name == "bool":
+            return "Bool"
+        if self.name.startswith("uint"):
+            return "UInt" + self.name[4:]
+        return self.name[0].upper() + self.name[1:]
 
     def __eq__(self, other):
         if isinstance(other, DType):

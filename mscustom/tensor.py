@@ -316,7 +316,11 @@ class Tensor:
         return _F.getitem(self, index)
 
     def __setitem__(self, index, value):
-        """Write into the tensor's data in place (not recorded for gradients)."""
+        """Write into the tensor's data in place. While a gradient is recorded and this tensor or the
+        value is part of the graph, the write is recorded too: the overwritten entries pass no gradient
+        back and the value gets theirs, as in MindSpore (``ops/_setitem_ops.py``)."""
+        if _STATE.depth and _F.tensor_setitem(self, index, value):
+            return
         if _STATE.capture is not None:
             _capture.effect(_Setter(index, value), self, *([value] if isinstance(value, Tensor) else []))
             return
@@ -373,12 +377,11 @@ class Tensor:
         """Sum over ``axis`` (or ``dim``); ``dtype`` casts first. The old positional form
         ``sum(axis, dtype)`` is accepted too."""
         if dtype is None and dim is None and keepdim is None and initial is None and keepdims.__class__ is bool:
-            return _F.reduce_sum(self, axis, keepdims)          # the common call, without the overloads
+            return _F.sum(self, axis, keepdims)         # the common call; integers sum to int64, as in MindSpore
         if keepdims is not False and not isinstance(keepdims, bool) and dtype is None:
             dtype, keepdims = keepdims, False           # sum(axis, dtype): MindSpore's older overload
         axis, keepdims = _pick_axis(axis, dim, keepdims, keepdim)
-        x = self if dtype is None else _F.cast(self, dtype)
-        out = _F.reduce_sum(x, axis, keepdims)
+        out = _F.sum(self, axis, keepdims) if dtype is None else _F.reduce_sum(_F.cast(self, dtype), axis, keepdims)
         return out if initial is None else _F.add(out, initial)
 
     def mean(self, axis=None, keep_dims=False, *, dim=None, keepdim=None, dtype=None):
@@ -443,12 +446,12 @@ class Tensor:
     def argmax(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
         """Index of the maximum (int64, the first among ties); over every element when ``axis`` is None."""
         axis, keepdims = _pick_axis(axis, dim, keepdims, keepdim)
-        return _F.argmax_with_value(self, axis, keepdims, "argmax")[0]
+        return _kept(self, _F.argmax(self, axis), axis, keepdims)
 
     def argmin(self, axis=None, keepdims=False, *, dim=None, keepdim=None):
         """Index of the minimum (int32 as in MindSpore, the first among ties)."""
         axis, keepdims = _pick_axis(axis, dim, keepdims, keepdim)
-        return _F.cast(_F.argmin_with_value(self, axis, keepdims, "argmin")[0], "int32")
+        return _kept(self, _F.argmin(self, axis), axis, keepdims)
 
     # ------------------------------------------------------- MindSpore's operators and methods, continued
     def __floordiv__(self, other):
@@ -664,6 +667,16 @@ def _pick_axis(axis, dim, keep, keepdim):
     return axis, bool(keep)
 
 
+def _kept(x, index, axis, keepdims):
+    """``index`` (an arg-reduction of ``x`` over ``axis``) with the reduced axis kept as size 1."""
+    if not keepdims:
+        return index
+    shape = [1] * x.ndim if axis is None else list(x.shape)
+    if axis is not None:
+        shape[axis] = 1
+    return index.reshape(shape)
+
+
 def _extreme(x, which, args, kwargs):
     """Tensor.max / Tensor.min with MindSpore 2.10's overloads."""
     unknown = set(kwargs) - {"axis", "keepdims", "dim", "keepdim", "initial", "where", "return_indices"}
@@ -681,7 +694,10 @@ def _extreme(x, which, args, kwargs):
         index, values = fn(x, dim, keep, which)
         return values, index
     axis = args[0] if args else kwargs.get("axis")      # max(axis=None, keepdims=False, ...): the values
-    values = (_F.reduce_max if which == "max" else _F.reduce_min)(x, axis, keep)
+    if type(axis) is int:                               # the gradient goes to the first extreme, as in MindSpore
+        values = _F.extreme_first(x, axis, keep, which)
+    else:
+        values = (_F.reduce_max if which == "max" else _F.reduce_min)(x, axis, keep)
     if kwargs.get("return_indices"):
         fn = _F.argmax_with_value if which == "max" else _F.argmin_with_value
         return values, fn(x, axis, keep, which)[0]

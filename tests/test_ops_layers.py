@@ -141,7 +141,7 @@ def test_random_ops_follow_set_seed():
 def test_max_min_return_values_and_indices():
     x = T(np.array([[1.0, 5.0, 5.0], [7.0, 2.0, 0.0]]))
     v, i = ops.max(x, axis=1)
-    assert v.asnumpy().tolist() == [5.0, 7.0] and i.asnumpy().tolist() == [1, 0] and i.dtype == ms.int32
+    assert v.asnumpy().tolist() == [5.0, 7.0] and i.asnumpy().tolist() == [1, 0] and i.dtype == ms.int64
     v, i = ops.min(x, axis=0, keepdims=True)
     assert v.shape == (1, 3) and i.asnumpy().tolist() == [[0, 1, 1]]
     v, i = ops.max(x)

@@ -49,8 +49,9 @@ def test_sgd_momentum(nesterov, dampening, rng):
 
     def ref(ps, grads):
         vs = [np.zeros_like(p) for p in ps]
-        for gs in grads:
-            vs = [mu * v + (1 - dampening) * g for v, g in zip(vs, gs)]
+        for t, gs in enumerate(grads):
+            damp = 0.0 if t == 0 else dampening     # MindSpore: the first step is not dampened
+            vs = [mu * v + (1 - damp) * g for v, g in zip(vs, gs)]
             if nesterov:
                 ps = [p - lr * (g + mu * v) for p, g, v in zip(ps, gs, vs)]
             else:
@@ -134,7 +135,7 @@ def test_learning_rate_can_change_between_steps(rng):
     g = [np.ones(p.shape, np.float32) for p in params]
     opt(tuple(ms.Tensor(x) for x in g))
     opt.learning_rate = 0.01
-    assert opt.get_lr() == 0.01
+    assert opt.get_lr().shape == () and opt.get_lr().item() == pytest.approx(0.01)
     opt(tuple(ms.Tensor(x) for x in g))
     np.testing.assert_allclose(params[0].asnumpy(), start[0] - 0.11, rtol=1e-6)
     opt.learning_rate = ms.Tensor(np.float32(0.5))      # a one-element Tensor is read as a float

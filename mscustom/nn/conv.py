@@ -102,7 +102,8 @@ class Conv2d(_Conv):
 
 
 class Conv1d(_Conv):
-    """1-D convolution over (N, C_in, L); weight (C_out, C_in/group, K). ``padding``: int or (left, right)."""
+    """1-D convolution over (N, C_in, L); weight (C_out, C_in/group, 1, K) as MindSpore stores it (so
+    checkpoints move both ways). ``padding``: int or (left, right)."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0,
                  dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None, dtype=_dt.float32):
@@ -114,13 +115,14 @@ class Conv1d(_Conv):
         super().__init__("Conv1d", in_channels, out_channels, k, stride, pad_mode,
                          0 if pad4 == (0, 0, 0, 0) else padding, dilation, group, has_bias, weight_init,
                          bias_init, (out_channels, _positive("Conv1d", "in_channels", in_channels) //
-                                     _positive("Conv1d", "group", group), k), "NCHW", dtype)
+                                     _positive("Conv1d", "group", group), 1, k), "NCHW", dtype)
         self.padding = padding
+        self._kernel_shape = (out_channels, in_channels // group, k)
 
     def construct(self, x):
         self._check_input(x, 3)
-        return ops.conv1d(x, self.weight, self.bias, self.stride, self.pad_mode, self.padding,
-                          self.dilation, self.group)
+        return ops.conv1d(x, ops.reshape(self.weight, self._kernel_shape), self.bias, self.stride,
+                          self.pad_mode, self.padding, self.dilation, self.group)
 
 
 class Conv2dTranspose(_Conv):

@@ -58,8 +58,21 @@ class LossBase(Cell):
                              f"got {list(logits.shape)} and {list(labels.shape)}")
 
 
+    def _check_broadcast(self, logits, labels):
+        """MSELoss and L1Loss broadcast logits and labels together, as in MindSpore."""
+        if not isinstance(logits, Tensor) or not isinstance(labels, Tensor):
+            bad = logits if not isinstance(logits, Tensor) else labels
+            raise TypeError(f"{type(self).__name__}: logits and labels must be Tensors, "
+                            f"got {type(bad).__name__}")
+        try:
+            np.broadcast_shapes(tuple(logits.shape), tuple(labels.shape))
+        except ValueError:
+            raise ValueError(f"{type(self).__name__}: logits and labels must have shapes that broadcast "
+                             f"together, got {list(logits.shape)} and {list(labels.shape)}") from None
+
+
 class MSELoss(LossBase):
-    """Mean squared error: ``(logits - labels) ** 2``, then the reduction.
+    """Mean squared error: ``(logits - labels) ** 2`` (the two broadcast together), then the reduction.
 
     Example::
 
@@ -67,12 +80,12 @@ class MSELoss(LossBase):
     """
 
     def construct(self, logits, labels):
-        self._check_same_shape(logits, labels)
+        self._check_broadcast(logits, labels)
         return self.get_loss(ops.square(ops.sub(logits, labels)))
 
 
 class L1Loss(LossBase):
-    """Mean absolute error: ``|logits - labels|``, then the reduction.
+    """Mean absolute error: ``|logits - labels|`` (the two broadcast together), then the reduction.
 
     Example::
 
@@ -80,7 +93,7 @@ class L1Loss(LossBase):
     """
 
     def construct(self, logits, labels):
-        self._check_same_shape(logits, labels)
+        self._check_broadcast(logits, labels)
         return self.get_loss(ops.abs(ops.sub(logits, labels)))
 
 

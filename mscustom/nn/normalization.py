@@ -1,7 +1,9 @@
 """Normalization layers: ``BatchNorm1d``, ``BatchNorm2d``, ``LayerNorm``, ``GroupNorm``.
 
-BatchNorm keeps MindSpore's Parameters: ``gamma``, ``beta`` (trainable when
-``affine``) and ``moving_mean``, ``moving_variance`` (``requires_grad=False``).
+BatchNorm keeps MindSpore's Parameters, in its order: ``moving_mean``,
+``moving_variance`` (``requires_grad=False``; named "mean" and "variance" in a
+standalone layer, as MindSpore names them), ``gamma``, ``beta`` (trainable when
+``affine``).
 In training mode (``set_train()``) it normalizes with the batch statistics and
 updates ``moving = momentum * moving + (1 - momentum) * batch`` (momentum 0.9,
 MindSpore's convention); in inference mode it uses the moving statistics.
@@ -25,9 +27,9 @@ from .cell import Cell
 __all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm"]
 
 
-def _param(owner, what, init, shape, dtype, requires_grad=True):
+def _param(owner, what, init, shape, dtype, requires_grad=True, name=None):
     try:
-        return Parameter(_init.initializer(init, shape, dtype), requires_grad=requires_grad)
+        return Parameter(_init.initializer(init, shape, dtype), name=name, requires_grad=requires_grad)
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"{owner}: bad {what}: {exc}") from None
 
@@ -52,10 +54,12 @@ class _BatchNorm(Cell):
         self.num_features, self.eps, self.momentum = int(num_features), float(eps), float(momentum)
         self.affine, self.use_batch_statistics = bool(affine), use_batch_statistics
         c = (self.num_features,)
+        # MindSpore's order and names: a standalone BatchNorm's statistics are "mean" and "variance"
+        # (inside a network they take the structural names, "bn.moving_mean"), registered first
+        self.moving_mean = _param(name, "moving_mean_init", moving_mean_init, c, dtype, False, "mean")
+        self.moving_variance = _param(name, "moving_var_init", moving_var_init, c, dtype, False, "variance")
         self.gamma = _param(name, "gamma_init", gamma_init, c, dtype, self.affine)
         self.beta = _param(name, "beta_init", beta_init, c, dtype, self.affine)
-        self.moving_mean = _param(name, "moving_mean_init", moving_mean_init, c, dtype, False)
-        self.moving_variance = _param(name, "moving_var_init", moving_var_init, c, dtype, False)
 
     def construct(self, x):
         name = type(self).__name__

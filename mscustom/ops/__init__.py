@@ -19,6 +19,7 @@ from ._norm_ops import batch_norm, group_norm, layer_norm
 from ._activation_ops import dropout, erf, gelu, leaky_relu, relu6, silu
 from ._assign_ops import assign, assign_add, assign_sub
 from . import _loss_ops           # the fused sparse softmax cross entropy (used by nn losses)
+from . import _setitem_ops       # x[index] = value as a recorded op (Tensor.__setitem__ while recording)
 from ._tensor_ops import (arange, argmax, argmin, cat, clamp, clip_by_value, full, gather, ones, split,
                           standard_normal, uniform, zeros)
 

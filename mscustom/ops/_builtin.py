@@ -158,15 +158,35 @@ def is_float(t):
     return t._data.dtype.kind == "f"
 
 
-def axis_attr(axis):
-    """An axis argument as a hashable attribute: None for all axes, lists as tuples."""
-    if axis is None or axis == ():
-        return None
-    if isinstance(axis, list):
-        axis = tuple(axis)
-    if isinstance(axis, np.integer):
-        axis = int(axis)
+def plain_axis(axis):
+    """An axis argument with NumPy integers and integer Tensors (0-d, or 1-d for several axes) turned
+    into Python ints, as MindSpore's reductions take them; anything else is returned unchanged."""
+    if isinstance(axis, np.integer) and not isinstance(axis, np.bool_):
+        return int(axis)
+    data = getattr(axis, "_data", None)
+    if isinstance(data, np.ndarray) and data.dtype.kind in "iu":
+        if data.ndim == 0:
+            return axis.__index__()
+        if data.ndim == 1:
+            return tuple(int(v) for v in axis.tolist())
+    if isinstance(axis, (list, tuple)):
+        return tuple(plain_axis(a) for a in axis)
     return axis
+
+
+def axis_attr(axis):
+    """An axis argument as a hashable attribute: None for all axes, lists as tuples, NumPy integers and
+    integer Tensors as Python ints."""
+    if axis is None or type(axis) is int:
+        return axis
+    if type(axis) is tuple:
+        for a in axis:
+            if type(a) is not int:
+                break
+        else:                           # the common case (gradients' sum_to): a tuple of ints
+            return axis or None
+    axis = plain_axis(axis)
+    return None if axis == () else axis
 
 
 # ------------------------------------------------------------------ shape rules

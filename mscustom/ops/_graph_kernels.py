@@ -100,9 +100,12 @@ def _reduce_mean_into(attrs, ins, outs):
     if x.dtype.kind == "f" and x.size:  # what np.mean does: the sum, then a true division by the count
         _add_reduce(x, attrs["axis"], None, o, attrs["keep_dims"])
         np.true_divide(o, max(x.size // max(o.size, 1), 1), out=o)
-    else:
+    elif x.dtype.kind == "f":
         np.copyto(o, np.mean(x, axis=attrs["axis"], keepdims=attrs["keep_dims"], dtype=np.float64),
                   casting="unsafe")
+    else:                               # MindSpore's integer mean: in the input's dtype, truncated
+        from ._reduce_ops import int_mean
+        np.copyto(o, int_mean(x, attrs["axis"], attrs["keep_dims"]))
 
 
 @_as_calls(lambda attrs, ins, outs: [(np.copyto, (OUT(0), IN(0), "unsafe"))])

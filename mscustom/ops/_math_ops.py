@@ -71,11 +71,25 @@ square = functional(_SQUARE, '``x * x`` elementwise.')
 
 
 # ------------------------------------------------------------------ pow
+def int_power(base, exponent, dtype):
+    """``base ** exponent`` for integers, negative exponents as MindSpore computes them: the power
+    truncated toward zero (0, or +-1 for a base of +-1), and the dtype's minimum for ``0 ** negative``."""
+    base, exponent = np.broadcast_arrays(np.asarray(base, dtype), np.asarray(exponent))
+    negative = exponent < 0
+    if not negative.any():
+        return np.power(base, exponent).astype(dtype, copy=False)
+    out = np.power(base, np.where(negative, 0, exponent)).astype(dtype, copy=False)
+    odd = (exponent % 2) != 0
+    special = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1),
+                                              np.where(base == 0, np.iinfo(dtype).min, 0)))
+    return np.where(negative, special, out).astype(dtype, copy=False)
+
+
 def _pow_compute(attrs, ins):
-    try:
-        return np.power(ins[0], ins[1])
-    except ValueError as exc:          # integers to negative integer powers
-        raise ValueError(f"op 'pow': {exc} Cast the base to a float type first.") from None
+    x, y = ins
+    if x.dtype.kind in "iu" and y.dtype.kind in "iu":
+        return int_power(x, y, np.result_type(x, y))
+    return np.power(x, y)
 
 
 def _pow_grad(ins, outs, g, a):
@@ -97,17 +111,14 @@ _POW = defop("pow", 2, _pow_compute, broadcast_shape("pow"), numeric_promote("po
 
 
 def _pow_scalar_type(attrs, dtypes):
-    d, e = dtypes[0], attrs["exponent"]
+    d = dtypes[0]
     if d.name == "bool":
         raise TypeError("op 'pow': the base must be a number type, got bool")
     if _dt.is_floating(d):
         return dtypes, [d]
     if attrs["float_exponent"]:
         return dtypes, [_dt.float32]
-    if e < 0:
-        raise ValueError(f"op 'pow': an integer tensor ({d.name}) cannot be raised to the negative "
-                         f"integer power {e}; cast it to a float type first")
-    return dtypes, [d]
+    return dtypes, [d]                  # a negative power of an integer tensor truncates, as in MindSpore
 
 
 def _pow_scalar_grad(ins, outs, g, a):
@@ -123,7 +134,14 @@ def _pow_scalar_grad(ins, outs, g, a):
     return [mul(g[0], mul(pow(x, e - 1), e))]
 
 
-_POW_SCALAR = defop("pow_scalar", 1, lambda a, i: np.power(i[0], a["exponent"]), same_shape,
+def _pow_scalar_compute(attrs, ins):
+    x, e = ins[0], attrs["exponent"]
+    if x.dtype.kind in "iu" and not attrs["float_exponent"]:
+        return int_power(x, e, x.dtype)
+    return np.power(x, e)
+
+
+_POW_SCALAR = defop("pow_scalar", 1, _pow_scalar_compute, same_shape,
                     _pow_scalar_type, _pow_scalar_grad,
                     doc="x ** exponent for a constant Python number exponent", arg_names=("x",))
 
@@ -177,11 +195,12 @@ sign = functional(_SIGN, '-1, 0 or 1 by the sign of each element; not differenti
 abs = functional(_ABS, '``|x|`` elementwise; the gradient at 0 is 0.')  # noqa: A001 - MindSpore's name
 
 
-def _minmax_grad(pick_first):
-    """Gradient of maximum/minimum: ties go to the first input."""
+def _minmax_grad(pick_first, ties=0.5):
+    """Gradient of maximum/minimum: to the input that wins; where they are equal ``x`` takes ``ties``
+    of it and ``y`` the rest (MindSpore splits 0.5/0.5)."""
     def gradient(ins, outs, g, a):
         x, y = ins
-        mask = F.cast(pick_first(x, y), g[0].dtype)
+        mask = F.add(F.cast(pick_first(x, y), g[0].dtype), mul(F.cast(equal(x, y), g[0].dtype), ties))
         gx = mul(g[0], mask)
         return [F.sum_to(gx, x.shape) if is_float(x) else None,
                 F.sum_to(sub(g[0], gx), y.shape) if is_float(y) else None]
@@ -189,17 +208,29 @@ def _minmax_grad(pick_first):
 
 
 _MAXIMUM = defop("maximum", 2, lambda a, i: np.maximum(i[0], i[1]), broadcast_shape("maximum"),
-                 promote_types("maximum"), _minmax_grad(lambda x, y: greater_equal(x, y)),
-                 doc="elementwise maximum; where x == y the gradient goes to x",
+                 promote_types("maximum"), _minmax_grad(lambda x, y: greater(x, y)),
+                 doc="elementwise maximum; where x == y the gradient is split 0.5/0.5",
                  arg_names=("x", "y"))
 _MINIMUM = defop("minimum", 2, lambda a, i: np.minimum(i[0], i[1]), broadcast_shape("minimum"),
-                 promote_types("minimum"), _minmax_grad(lambda x, y: less_equal(x, y)),
-                 doc="elementwise minimum; where x == y the gradient goes to x",
+                 promote_types("minimum"), _minmax_grad(lambda x, y: less(x, y)),
+                 doc="elementwise minimum; where x == y the gradient is split 0.5/0.5",
                  arg_names=("x", "y"))
 
 
-maximum = functional(_MAXIMUM, 'Elementwise maximum with broadcasting; at ties the gradient goes to ``x``.')
-minimum = functional(_MINIMUM, 'Elementwise minimum with broadcasting; at ties the gradient goes to ``x``.')
+_MAXIMUM_X = defop("maximum_x", 2, lambda a, i: np.maximum(i[0], i[1]), broadcast_shape("maximum_x"),
+                   promote_types("maximum_x"), _minmax_grad(lambda x, y: greater(x, y), ties=1.0),
+                   doc="elementwise maximum; where x == y the gradient goes to x (MXNet's rule, and clamp's)",
+                   arg_names=("x", "y"))
+_MINIMUM_X = defop("minimum_x", 2, lambda a, i: np.minimum(i[0], i[1]), broadcast_shape("minimum_x"),
+                   promote_types("minimum_x"), _minmax_grad(lambda x, y: less(x, y), ties=1.0),
+                   doc="elementwise minimum; where x == y the gradient goes to x (MXNet's rule, and clamp's)",
+                   arg_names=("x", "y"))
+maximum_x = functional(_MAXIMUM_X, 'Elementwise maximum; at ties the gradient goes to ``x`` (MXNet, ``clamp``).')
+minimum_x = functional(_MINIMUM_X, 'Elementwise minimum; at ties the gradient goes to ``x`` (MXNet, ``clamp``).')
+
+
+maximum = functional(_MAXIMUM, 'Elementwise maximum with broadcasting; at ties the gradient is split 0.5/0.5.')
+minimum = functional(_MINIMUM, 'Elementwise minimum with broadcasting; at ties the gradient is split 0.5/0.5.')
 
 
 # ================================================================== comparisons

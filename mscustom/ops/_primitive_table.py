@@ -53,7 +53,10 @@ def _arg_with_value(fname):
 def _argext(fname):
     """Argmax / Argmin: the int32 (``output_type``) index along ``axis`` (an op, so replays recompute it)."""
     def compute(p, x):
-        index = _fn(fname)(as_tensor(x), p.attrs.get("axis", -1), False, p.name)[0]
+        x = as_tensor(x)
+        if x.dtype.name == "bool":
+            raise TypeError(f"primitive '{p.name}': input must be a number type, got bool")
+        index = _fn(fname)(x, p.attrs.get("axis", -1), False, p.name)[0]
         return _fn("cast")(index, _dt.dtype_from_any(p.attrs.get("output_type", _dt.int32)))
     return compute
 

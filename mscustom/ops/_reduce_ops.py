@@ -14,7 +14,7 @@ from .._core import capture as _capture
 from .._core.dispatch import call
 from ..tensor import Tensor
 from . import functional as F
-from ._builtin import axis_attr, defop, is_float, normalize_axis, same_type, tensor_arg
+from ._builtin import axis_attr, defop, is_float, normalize_axis, tensor_arg
 
 # Gradients are built from ops that may live in the other op modules; they
 # reach them through ``F`` (mscustom.ops.functional), looked up at call time.
@@ -54,7 +54,33 @@ def _mean_type(attrs, dtypes):
     d = dtypes[0]
     if d.name == "bool":
         raise TypeError("op 'reduce_mean': input must be a number type, got bool")
-    return dtypes, [d if _dt.is_floating(d) else _dt.float32]
+    return dtypes, [d]                  # integers average to their own dtype, as in MindSpore
+
+
+def _extreme_type(name):
+    def infer(attrs, dtypes):
+        if dtypes[0].name == "bool":
+            raise TypeError(f"op '{name}': input must be a number type, got bool")
+        return dtypes, [dtypes[0]]
+    return infer
+
+
+def int_mean(x, axis, keepdims):
+    """MindSpore's mean of an integer array: summed in its own dtype (wrapping), divided by the count
+    and truncated toward zero, in that dtype."""
+    total = np.add.reduce(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+    count = x.size // _bi.max(np.size(total), 1) if x.size else 1
+    q = np.abs(total) // count if x.dtype.kind == "i" else total // count
+    if x.dtype.kind == "i":
+        q = np.where(total < 0, -q, q)
+    return np.asarray(q, dtype=x.dtype)
+
+
+def _mean_compute(a, i):
+    x = i[0]
+    if x.dtype.kind != "f":
+        return int_mean(x, a["axis"], a["keep_dims"])
+    return np.asarray(np.mean(x, axis=a["axis"], keepdims=a["keep_dims"]))
 
 
 def _spread(g, ins, attrs):
@@ -78,11 +104,14 @@ def _mean_grad(ins, outs, g, a):
 
 
 def _extreme_grad(ins, outs, g, a):
-    """Gradient of max/min: split evenly among the elements equal to the extreme (ties share)."""
+    """Gradient of max/min: split evenly among the elements equal to the extreme (ties share), or with
+    the attribute ``first`` (``ops.max``/``ops.min`` with an axis) all to the first of them."""
     x = ins[0]
     if not is_float(x):
         return [None]
     keep = _keep_shape(ins, a)
+    if a.get("first") is not None:
+        return [F.mul(_first_mask(x, a["axis"], a["first"]), F.reshape(g[0], keep))]
     mask = F.cast(F.equal(x, F.reshape(outs[0], keep)), x.dtype)
     count = reduce_sum(mask, a["axis"], True)
     return [F.div(F.mul(mask, F.reshape(g[0], keep)), count)]
@@ -99,34 +128,56 @@ _REDUCE_SUM = defop(
     "reduce_sum", 1, _sum_compute,
     _reduce_shape("reduce_sum"), _sum_type, _sum_grad, doc="sum over axes", arg_names=("x",))
 _REDUCE_MEAN = defop(
-    "reduce_mean", 1,
-    lambda a, i: np.asarray(np.mean(i[0], axis=a["axis"], keepdims=a["keep_dims"],
-                                    dtype=None if i[0].dtype.kind == "f" else np.float64)),
+    "reduce_mean", 1, _mean_compute,
     _reduce_shape("reduce_mean"), _mean_type, _mean_grad, doc="mean over axes", arg_names=("x",))
 _REDUCE_MAX = defop(
     "reduce_max", 1, lambda a, i: np.asarray(np.max(i[0], axis=a["axis"], keepdims=a["keep_dims"])),
-    _reduce_shape("reduce_max", True), same_type, _extreme_grad,
+    _reduce_shape("reduce_max", True), _extreme_type("reduce_max"), _extreme_grad,
     doc="maximum over axes; the gradient is shared evenly among ties", arg_names=("x",))
 _REDUCE_MIN = defop(
     "reduce_min", 1, lambda a, i: np.asarray(np.min(i[0], axis=a["axis"], keepdims=a["keep_dims"])),
-    _reduce_shape("reduce_min", True), same_type, _extreme_grad,
+    _reduce_shape("reduce_min", True), _extreme_type("reduce_min"), _extreme_grad,
     doc="minimum over axes; the gradient is shared evenly among ties", arg_names=("x",))
 
 
+def _first_mask(x, axis, kind):
+    """1 at the first maximum (``kind`` "max") or minimum along ``axis``, 0 elsewhere, in ``x``'s dtype.
+
+    A host op: graph-mode replays find the positions again.
+    """
+    pick = np.argmax if kind == "max" else np.argmin
+
+    def mask(a):
+        idx = np.expand_dims(pick(a, axis=axis), axis)
+        out = np.zeros(a.shape, a.dtype)
+        np.put_along_axis(out, idx, 1, axis=axis)
+        return (out,)
+    return _capture.host_op(mask, (x,), Tensor._wrap)[0]
+
+
 def reduce_sum(x, axis=None, keep_dims=False):
-    """Sum of ``x`` over ``axis`` (None or (): all axes); bool sums to int64."""
+    """Sum of ``x`` over ``axis`` (None or (): all axes) in ``x``'s dtype; bool sums to int64.
+
+    This is ``ops.ReduceSum``; ``ops.sum`` and ``Tensor.sum`` sum integers as int64.
+    """
     if type(x) is not Tensor:
         x = tensor_arg(x, "reduce_sum")
     return call(_REDUCE_SUM, (x,), {"axis": axis_attr(axis), "keep_dims": bool(keep_dims)})
 
 
 def sum(x, axis=None, keepdims=False):  # noqa: A001 - MindSpore's name
-    """``ops.sum``: the same as ``reduce_sum``."""
+    """``ops.sum``: the sum over ``axis``; bool and integer inputs other than int64 sum to int64, as
+    in MindSpore (``ops.ReduceSum`` keeps the integer dtype)."""
+    if type(x) is not Tensor:
+        x = tensor_arg(x, "sum")
+    if x._data.dtype.kind in "biu" and x._data.dtype != np.int64 and x._data.dtype != np.uint64:
+        x = F.cast(x, _dt.int64)
     return reduce_sum(x, axis, keepdims)
 
 
 def reduce_mean(x, axis=None, keep_dims=False):
-    """Mean of ``x`` over ``axis`` (None or (): all axes); integers average to float32."""
+    """Mean of ``x`` over ``axis`` (None or (): all axes). As in MindSpore, an integer tensor's mean
+    keeps its dtype: the sum in that dtype (wrapping) divided by the count, truncated toward zero."""
     if type(x) is not Tensor:
         x = tensor_arg(x, "reduce_mean")
     return call(_REDUCE_MEAN, (x,), {"axis": axis_attr(axis), "keep_dims": bool(keep_dims)})
@@ -161,28 +212,44 @@ def amin(x, axis=None, keepdims=False):
     return reduce_min(x, axis, keepdims)
 
 
-def _with_index(name, reduce, arg, x, axis, keepdims):
-    """MindSpore 2.x ``ops.max``/``ops.min``: the tuple (values, int32 indices of the first extreme).
+def _with_index(name, op, arg, x, axis, keepdims):
+    """MindSpore 2.x ``ops.max``/``ops.min``: the tuple (values, int64 indices of the first extreme).
 
-    With ``axis=None`` the value is over every element and the index is 0, as
-    MindSpore documents; ``keepdims`` applies only when ``axis`` is given.
+    With ``axis=None`` the value is over every element, its gradient shared
+    among ties, and the index is 0, as MindSpore gives; with an axis the
+    gradient goes to the first extreme (the one the index names), and
+    ``keepdims`` applies.
     """
     if type(x) is not Tensor:
         x = tensor_arg(x, name)
+    if x._data.dtype == np.bool_:
+        raise TypeError(f"op '{name}': input must be a number type, got bool")
     if axis is None:
-        return reduce(x, None, False), Tensor._wrap(np.zeros((), np.int32))
-    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
-        raise TypeError(f"op '{name}': axis must be an int or None, got {axis!r}")
+        return call(op, (x,), {"axis": None, "keep_dims": False}), Tensor._wrap(np.zeros((), np.int64))
+    if type(axis) is not int:
+        raise TypeError(f"op '{name}': axis must be an int or None, got {type(axis).__name__} {axis} "
+                        "(MindSpore takes a Python int here)")
     ax = normalize_axis(name, axis, x.ndim)[0]
-    idx = _capture.host_op(lambda a: (np.asarray(arg(a, axis=ax, keepdims=bool(keepdims)), np.int32),), (x,),
+    idx = _capture.host_op(lambda a: (np.asarray(arg(a, axis=ax, keepdims=bool(keepdims)), np.int64),), (x,),
                            Tensor._wrap)[0]           # a host op: graph-mode replays compute it again
-    return reduce(x, ax, keepdims), idx
+    values = call(op, (x,), {"axis": ax, "keep_dims": bool(keepdims), "first": name})
+    return values, idx
+
+
+def extreme_first(x, axis, keepdims, kind):
+    """The max (``kind`` "max") or min of ``x`` over the int ``axis`` with the gradient to the first
+    extreme: ``ops.max(x, axis)[0]`` without computing the index (``Tensor.max(axis=...)``)."""
+    ax = normalize_axis(kind, axis, x.ndim)[0]
+    return call(_REDUCE_MAX if kind == "max" else _REDUCE_MIN, (x,),
+                {"axis": ax, "keep_dims": bool(keepdims), "first": kind})
 
 
 def max(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A001,A002 - MindSpore's names
     """The maximum over ``axis`` and its index: a tuple ``(values, indices)`` as MindSpore 2.x returns.
 
-    The values are differentiable; ``initial``/``where`` are not supported.
+    The indices are int64 (the first maximum); with an axis the gradient goes
+    to that first maximum, as in MindSpore. ``initial``/``where`` are not
+    supported.
 
     Example::
 
@@ -190,11 +257,16 @@ def max(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa:
     """
     if initial is not None or where is not None:
         raise ValueError("op 'max': initial and where are not supported")
-    return _with_index("max", reduce_max, np.argmax, input, axis, keepdims)
+    return _with_index("max", _REDUCE_MAX, np.argmax, input, axis, keepdims)
 
 
 def min(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A001,A002 - MindSpore's names
     """The minimum over ``axis`` and its index: a tuple ``(values, indices)`` as MindSpore 2.x returns."""
     if initial is not None or where is not None:
         raise ValueError("op 'min': initial and where are not supported")
-    return _with_index("min", reduce_min, np.argmin, input, axis, keepdims)
+    return _with_index("min", _REDUCE_MIN, np.argmin, input, axis, keepdims)
+
+
+from .._core.registry import register_function as _register_function  # noqa: E402
+
+_register_function("extreme_first", extreme_first)         # Tensor.max / Tensor.min with an int axis

@@ -22,7 +22,7 @@ from .._core import capture as _capture
 from .._core.dispatch import call
 from ..tensor import Tensor
 from . import functional as F
-from ._builtin import defop, is_float, normalize_axis, tensor_arg
+from ._builtin import defop, is_float, normalize_axis, plain_axis, tensor_arg
 
 
 def _rng():
@@ -194,14 +194,15 @@ def gather(input_params, input_indices, axis, batch_dims=0):
 
 
 # ================================================================== small array ops
-def _index_of(fn, x, **kw):
-    """``fn(x, **kw)`` as an int64 Tensor (a host op, so graph-mode replays compute it again)."""
-    return _capture.host_op(lambda a: (np.asarray(fn(a, **kw), np.int64),), (x,), Tensor._wrap)[0]
+def _index_of(fn, x, dtype=np.int64, **kw):
+    """``fn(x, **kw)`` as an int64 (or ``dtype``) Tensor (a host op, so graph-mode replays compute it again)."""
+    return _capture.host_op(lambda a: (np.asarray(fn(a, **kw), dtype),), (x,), Tensor._wrap)[0]
 
 
 def argmax(input, dim=None, keepdim=False):  # noqa: A002
     """Index of the maximum (int64; the first one among ties), over all elements when ``dim`` is None."""
     x = tensor_arg(input, "argmax")
+    dim = plain_axis(dim)
     if dim is None:
         return _index_of(np.argmax, x)
     ax = normalize_axis("argmax", dim, x.ndim)[0]
@@ -209,12 +210,15 @@ def argmax(input, dim=None, keepdim=False):  # noqa: A002
 
 
 def argmin(input, axis=None, keepdims=False):  # noqa: A002
-    """Index of the minimum (int64; the first one among ties)."""
+    """Index of the minimum (int32, as MindSpore's ``ops.argmin`` gives; the first one among ties)."""
     x = tensor_arg(input, "argmin")
+    if x._data.dtype == np.bool_:
+        raise TypeError("op 'argmin': input must be a number type, got bool")
+    axis = plain_axis(axis)
     if axis is None:
-        return _index_of(np.argmin, x)
+        return _index_of(np.argmin, x, np.int32)
     ax = normalize_axis("argmin", axis, x.ndim)[0]
-    return _index_of(np.argmin, x, axis=ax, keepdims=bool(keepdims))
+    return _index_of(np.argmin, x, np.int32, axis=ax, keepdims=bool(keepdims))
 
 
 def clamp(input, min=None, max=None):  # noqa: A002 - MindSpore's names
@@ -222,16 +226,25 @@ def clamp(input, min=None, max=None):  # noqa: A002 - MindSpore's names
     x = tensor_arg(input, "clamp")
     if min is None and max is None:
         raise ValueError("clamp: at least one of min and max must be given")
+    from ._math_ops import maximum_x, minimum_x
     if min is not None:
-        x = F.maximum(x, min)
+        x = maximum_x(x, min)           # at a bound the gradient stays with x, as in MindSpore's clamp
     if max is not None:
-        x = F.minimum(x, max)
+        x = minimum_x(x, max)
     return x
 
 
 def clip_by_value(x, clip_value_min=None, clip_value_max=None):
-    """``x`` limited to ``[clip_value_min, clip_value_max]`` (as ``clamp``)."""
-    return clamp(x, clip_value_min, clip_value_max)
+    """``x`` limited to ``[clip_value_min, clip_value_max]``; at a bound the gradient is split 0.5/0.5
+    (``maximum``/``minimum``'s rule), as in MindSpore."""
+    x = tensor_arg(x, "clip_by_value")
+    if clip_value_min is None and clip_value_max is None:
+        raise ValueError("clip_by_value: at least one of clip_value_min and clip_value_max must be given")
+    if clip_value_min is not None:
+        x = F.maximum(x, clip_value_min)
+    if clip_value_max is not None:
+        x = F.minimum(x, clip_value_max)
+    return x
 
 
 def split(tensor, split_size_or_sections, axis=0):
@@ -266,3 +279,8 @@ def cat(tensors, axis=0):
 
 __all__ = ["ones", "zeros", "full", "arange", "uniform", "standard_normal", "gather", "argmax", "argmin",
            "clamp", "clip_by_value", "split", "cat"]
+
+from .._core.registry import register_function as _register_function  # noqa: E402
+
+_register_function("argmax", argmax)          # Tensor.argmax / Tensor.argmin call these
+_register_function("argmin", argmin)

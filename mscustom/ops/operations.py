@@ -18,7 +18,6 @@ import inspect
 
 import numpy as np
 
-from .. import dtype as _dt
 from ..tensor import Tensor, as_tensor
 
 __all__ = ["Primitive", "PrimitiveWithInfer", "PrimitiveWithCheck", "prim_attr_register"]
@@ -143,8 +142,11 @@ def _matmul(p, x, y):
 
 def _reduce(fname):
     def compute(p, x, axis=()):
-        axis = None if axis == () or axis == [] else axis
-        return _fn(fname)(x, axis, p.attrs.get("keep_dims", False))
+        axis = None if isinstance(axis, (tuple, list)) and len(axis) == 0 else axis
+        out = _fn(fname)(x, axis, p.attrs.get("keep_dims", False))
+        if fname == "reduce_sum" and as_tensor(x).dtype.name == "bool":
+            out = _fn("not_equal")(out, 0)      # MindSpore's ReduceSum keeps bool: True where any is True
+        return out
     return compute
 
 
@@ -170,19 +172,6 @@ def _sparse_softmax_ce(p, logits, labels):
     capture.check(LabelRange(who, as_tensor(logits).shape[-1]), labels)
     one = Tensor(np.ones((), as_tensor(logits)._data.dtype))      # (not asnumpy: no host read in graph mode)
     return sparse_softmax_cross_entropy_grad(logits, labels, one, "mean")
-
-
-def _argmax(p, x):
-    x = as_tensor(x)
-    out_type = _dt.dtype_from_any(p.attrs.get("output_type", _dt.int32))
-    index = np.argmax(x.asnumpy(), axis=p.attrs.get("axis", -1))
-    return Tensor(np.asarray(index), dtype=out_type)
-
-
-def _argmin(p, x):
-    x = as_tensor(x)
-    out_type = _dt.dtype_from_any(p.attrs.get("output_type", _dt.int32))
-    return Tensor(np.asarray(np.argmin(x.asnumpy(), axis=p.attrs.get("axis", -1))), dtype=out_type)
 
 
 def _gather(p, params, indices, axis=0):
@@ -232,8 +221,6 @@ _TABLE = {
     "Rank": ((), lambda p, x: as_tensor(x).ndim),
     "Size": ((), lambda p, x: as_tensor(x).size),
     "DType": ((), lambda p, x: as_tensor(x).dtype),
-    "Argmax": ((("axis", -1), ("output_type", _dt.int32)), _argmax),
-    "Argmin": ((("axis", -1), ("output_type", _dt.int32)), _argmin),
     "OneHot": ((("axis", -1),), lambda p, indices, depth, on_value, off_value:
                _fn("one_hot")(indices, depth, on_value, off_value, p.attrs["axis"])),
     "Gather": ((("batch_dims", 0),), _gather),

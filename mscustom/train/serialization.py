@@ -60,12 +60,29 @@ def _atomic_write(path, write):
 
 
 # ------------------------------------------------------------------ what to save
-def _optimizer_state(cell):
-    """(name, Parameter) for the state of every optimizer inside ``cell`` (moments, accumulators)."""
+class _Scalar(Parameter):
+    """A checkpoint entry for an optimizer's scalar state (``global_step``, ``beta1_power`` ...): loading
+    it hands the value back to the optimizer."""
+
+    __slots__ = ("restore",)
+
+
+def _optimizer_state(cell, with_params=False):
+    """(name, Parameter) for the state of every optimizer inside ``cell``, as MindSpore checkpoints it:
+    its scalars (``global_step``, ``learning_rate``, ``momentum``, ``beta1_power`` ...) as ``_Scalar``
+    entries, then its moments and accumulators. ``with_params``: also the Parameters it optimizes
+    (``load_param_into_net(optimizer, ...)`` fills them, as MindSpore's does)."""
     from ..nn.optim import Optimizer
     from ..tensor import ParameterTuple
     for _, sub in cell.cells_and_names():
         if isinstance(sub, Optimizer):
+            if with_params:
+                for p in sub.parameters:
+                    yield p.name, p
+            for name, arr in sub.checkpoint_scalars().items():
+                entry = _Scalar(Tensor._wrap(arr), name=name, requires_grad=False)
+                entry.restore = sub.restore_scalar
+                yield name, entry
             for value in vars(sub).values():
                 if isinstance(value, ParameterTuple) and value is not sub.parameters:
                     for p in value:
@@ -295,7 +312,11 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
         if not isinstance(v, (Tensor, np.ndarray)):
             raise TypeError(f"load_param_into_net: parameter_dict['{k}'] must be a Parameter or Tensor, got "
                             f"{type(v).__name__}")
-    targets = [(p.name, p) for p in net.get_parameters()] + list(_optimizer_state(net))
+    targets, seen = [], set()
+    for name, param in [(p.name, p) for p in net.get_parameters()] + list(_optimizer_state(net, True)):
+        if id(param) not in seen:
+            seen.add(id(param))
+            targets.append((name, param))
     used, param_not_load = set(), []
     for name, param in targets:
         key = name if name in parameter_dict else None
@@ -317,6 +338,8 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
                                    f"{arr.dtype} in the checkpoint, and strict_load=True forbids casting")
             arr = arr.astype(param._data.dtype)
         np.copyto(param._data, arr)
+        if type(param) is _Scalar:
+            param.restore(name, arr)
         used.add(key)
     ckpt_not_load = [k for k in parameter_dict if k not in used]
     return param_not_load, ckpt_not_load

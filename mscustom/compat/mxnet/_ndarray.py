@@ -17,6 +17,7 @@ import numpy as np
 
 from ..._core import capture as _capture
 from ..._core.tape import STATE as _STATE
+from ..._core.functions import functions as _F
 from ...tensor import Tensor
 from . import autograd as _autograd
 from . import base as _base
@@ -284,6 +285,27 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
               "sum", "mean", "max", "min", "transpose", "flatten", "squeeze", "expand_dims",
               "exp", "log", "sqrt", "abs", "square", "argmax", "argmin"):
     setattr(NDArray, _name, _returning_nd(_name))
+
+
+def _mx_reduction(name, reduce):
+    """MXNet's reductions keep the input's dtype and share the gradient among tied maxima (mscustom's
+    Tensor methods follow MindSpore: integer sums to int64, the first maximum for an int axis)."""
+    def method(self, axis=None, keepdims=False):
+        return as_nd(getattr(_F, reduce)(self, axis, keepdims))
+    method.__name__ = name
+    return method
+
+
+def _mx_index(name):
+    def method(self, axis=None):
+        return as_nd(_F.cast(getattr(_F, name)(self, axis), np.int64))
+    method.__name__ = name
+    return method
+
+
+for _name, _reduce in (("sum", "reduce_sum"), ("max", "reduce_max"), ("min", "reduce_min")):
+    setattr(NDArray, _name, _mx_reduction(_name, _reduce))
+NDArray.argmax, NDArray.argmin = _mx_index("argmax"), _mx_index("argmin")
 NDArray.T = property(lambda self: as_nd(Tensor.T.fget(self)))
 NDArray.__hash__ = object.__hash__           # __eq__ is elementwise; arrays stay usable in sets
 NDArray.__div__ = NDArray.__truediv__

@@ -36,6 +36,7 @@ class Adam(Optimizer):
         self.eps = _number(eps, "eps", "Adam", low=0, low_open=True)
         self.use_nesterov = bool(use_nesterov)
         self.use_locking = bool(use_locking)
+        self._ckpt_powers = (("beta1_power", "beta1"), ("beta2_power", "beta2"))
         self.moment1 = self._state("moment1")
         self.moment2 = self._state("moment2")
         if use_amsgrad:

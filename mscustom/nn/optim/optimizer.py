@@ -64,6 +64,10 @@ def _number(value, what, who, low=None, high=None, low_open=False, high_open=Fal
     return value
 
 
+def _lr_tensor(value):
+    return Tensor._wrap(np.asarray(value, np.float32))
+
+
 class _LR:
     """One learning rate: a constant, a per-step array, or a schedule Cell; ``at(step)`` gives a float."""
 
@@ -214,25 +218,58 @@ class Optimizer(Cell):
         self._lr = _LR(value, type(self).__name__)
 
     def get_lr(self):
-        """The learning rate the next step uses: a float, or with group lrs a tuple with one per parameter.
-
-        Unlike MindSpore's (which advances ``global_step`` when the rate is
-        dynamic), this call has no side effect.
+        """The learning rate the next step uses: a float32 scalar Tensor, as MindSpore returns, or with
+        group lrs a tuple with one per parameter. The call has no side effect (MindSpore's PyNative
+        ``get_lr`` does not advance ``global_step`` either).
         """
         step = self.global_step
         if self.is_group_lr:
-            return tuple((self._lr if lr is None else lr).at(step) for lr in self._group_lr)
-        return self._lr.at(step)
+            return tuple(_lr_tensor((self._lr if lr is None else lr).at(step)) for lr in self._group_lr)
+        return _lr_tensor(self._lr.at(step))
 
     def get_lr_parameter(self, param):
-        """The learning rate (float) the next step uses for one Parameter, or a list for a list of them."""
+        """The learning rate (a float32 scalar Tensor) the next step uses for one Parameter, or a list for
+        a list of them."""
         if isinstance(param, (list, tuple)):
             return [self.get_lr_parameter(p) for p in param]
         for p, lr in zip(self.parameters, self._group_lr):
             if p is param:
-                return (self._lr if lr is None else lr).at(self.global_step)
+                return _lr_tensor((self._lr if lr is None else lr).at(self.global_step))
         raise ValueError(f"{type(self).__name__}: parameter '{getattr(param, 'name', param)}' is not "
                          "optimized by this optimizer")
+
+    # ------------------------------------------------------------------ checkpoint state
+    _ckpt_scalars = ()          # attributes saved as float32 scalars under their own names ("momentum")
+    _ckpt_powers = ()           # (name, attribute): saved as attribute ** global_step ("beta1_power")
+
+    def checkpoint_scalars(self):
+        """MindSpore's scalar state of this optimizer, as a checkpoint holds it: a dict name -> array.
+
+        ``global_step`` (int32, shape (1,)), ``learning_rate`` (a constant or
+        per-step list rate), the subclass's scalars (``momentum``) and Adam's
+        ``beta1_power``/``beta2_power``; the moments are Parameters of their own.
+        """
+        out = {"global_step": np.array([self.global_step], np.int32)}
+        if not self.is_group_lr and self._lr.kind != "schedule":
+            out["learning_rate"] = np.asarray(self._lr.value, np.float32)
+        for name in self._ckpt_scalars:
+            out[name] = np.asarray(getattr(self, name), np.float32)
+        for name, attr in self._ckpt_powers:
+            out[name] = np.asarray(getattr(self, attr) ** self.global_step, np.float32)
+        return out
+
+    def restore_scalar(self, name, value):
+        """Take one entry of ``checkpoint_scalars`` back from a checkpoint (resuming training continues
+        the step count, hence the learning-rate schedule and Adam's bias correction)."""
+        arr = np.asarray(value)
+        if name == "global_step":
+            self.global_step = int(arr.ravel()[0])
+        elif name == "learning_rate":
+            if arr.ndim == 0 or self._lr.kind == "list":
+                self.learning_rate = arr.item() if arr.ndim == 0 else arr.astype(np.float64)
+        elif name in self._ckpt_scalars:
+            setattr(self, name, float(arr))
+        # beta powers follow from global_step
 
     def _state(self, prefix, fill=0.0):
         """State like each parameter (filled with ``fill``), named ``prefix.<param name>``."""

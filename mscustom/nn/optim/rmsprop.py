@@ -11,7 +11,7 @@ class RMSProp(Optimizer):
     """RMSProp as MindSpore defines it (the epsilon sits inside the square root).
 
     ``s = decay*s + (1-decay)*g*g``; ``mom = momentum*mom + lr*g / sqrt(s + eps)``;
-    ``w -= mom``. With ``centered=True`` a mean gradient
+    ``w -= mom``. ``s`` starts at ones, ``mom`` (and ``mg``) at zeros, as in MindSpore. With ``centered=True`` a mean gradient
     ``mg = decay*mg + (1-decay)*g`` is kept and the root is ``sqrt(s - mg*mg + eps)``.
 
     Example::
@@ -28,7 +28,7 @@ class RMSProp(Optimizer):
         self.epsilon = _number(epsilon, "epsilon", who, low=0, low_open=True)
         self.use_locking = bool(use_locking)
         self.centered = bool(centered)
-        self.ms = self._state("mean_square")
+        self.ms = self._state("mean_square", fill=1.0)       # MindSpore starts the mean square at ones
         self.moment = self._state("moment")
         self.mg = self._state("mean_grad") if self.centered else None
         self._scratch = [np.empty_like(p._data) for p in self.parameters]

@@ -28,7 +28,8 @@ class SGD(Optimizer):
 
     ``v = momentum * v + (1 - dampening) * g``; ``p -= lr * v``, or with
     ``nesterov=True`` ``p -= lr * (g + momentum * v)``. With ``momentum=0``
-    this is ``p -= lr * g``. The velocity starts at zero (MindSpore's rule).
+    this is ``p -= lr * g``. As in MindSpore, the first step sets ``v = g``
+    (no dampening): a ``stat`` state per parameter (ones until then) marks it.
 
     Example::
 
@@ -44,7 +45,9 @@ class SGD(Optimizer):
         if self.nesterov and (self.momentum <= 0 or self.dampening != 0):
             raise ValueError(f"SGD: nesterov=True needs momentum > 0 and dampening 0, got momentum "
                              f"{self.momentum} and dampening {self.dampening}")
+        self._ckpt_scalars = ("momentum",)
         self.accum = self._state("accum") if self.momentum > 0 else None
+        self.stat = self._state("stat", fill=1.0) if self.momentum > 0 else None
         self._plain_descent = self.accum is None
 
     def _update(self, i, param, grad, lr):
@@ -52,7 +55,10 @@ class SGD(Optimizer):
             grad *= lr
             np.subtract(param, grad, out=param)
             return
-        if self.dampening:
+        stat = self.stat[i]._data
+        if stat.flat[0]:                        # the first step: v = g, undamped (MindSpore's stat)
+            stat.fill(0)
+        elif self.dampening:
             grad *= 1.0 - self.dampening         # nesterov needs dampening 0, so g is not reused
         _momentum_step(param, grad, self.accum[i]._data, lr, self.momentum, self.nesterov)
 
@@ -72,6 +78,7 @@ class Momentum(Optimizer):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         self.momentum = _number(momentum, "momentum", "Momentum", low=0)
         self.use_nesterov = bool(use_nesterov)
+        self._ckpt_scalars = ("momentum",)
         self.moments = self._state("moments")
 
     def _update(self, i, param, grad, lr):
