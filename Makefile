@@ -7,7 +7,7 @@
 #   make demo      install the demo extra (scikit-learn, matplotlib), then run examples/demo.py
 #                  (options through ARGS, e.g. ARGS="--kind builtin --epochs 3")
 #   make bench     run bench/run.py
-#   make reliability  run the ops.Custom fuzz (bench/reliability.py)
+#   make reliability  run the ops.Custom fuzz and the stress runs (bench/reliability.py)
 #   make clean     remove aot_kernels/build
 
 PYTHON ?= python3
