@@ -25,3 +25,6 @@ from ._tensor_ops import (arange, argmax, argmin, cat, clamp, clip_by_value, ful
 from . import _graph_kernels
 
 _graph_kernels.install()        # ufunc / write-into / view kernels that graph-mode replays use
+
+# collective communication ops over MPI (mscustom.communication): differentiable, replayed by graph mode
+from ._comm_ops import AllGather, AllReduce, AlltoAll, Broadcast, ReduceOp, ReduceScatter
