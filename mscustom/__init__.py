@@ -32,3 +32,10 @@ from .train import (Model, Callback, RunContext, LossMonitor, TimeMonitor, Histo
 __all__ += ["dataset", "train", "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "History",
             "EarlyStopping", "CheckpointConfig", "ModelCheckpoint", "save_checkpoint", "load_checkpoint",
             "load_param_into_net"]
+
+# Data parallel over MPI (mindspore.communication, the auto-parallel context).
+from . import communication
+from .parallel_context import (ParallelMode, set_auto_parallel_context, get_auto_parallel_context,
+                               reset_auto_parallel_context)
+__all__ += ["communication", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
+            "reset_auto_parallel_context"]

@@ -51,3 +51,5 @@ __all__ += ["AdamWeightDecay", "AdamW", "RMSProp", "Adagrad", "LearningRateSched
             "cosine_decay_lr", "warmup_lr"]
 from .eval_cell import WithEvalCell
 __all__ += ["WithEvalCell"]
+from .distributed import DistributedGradReducer
+__all__ += ["DistributedGradReducer"]
