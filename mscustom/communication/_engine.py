@@ -13,6 +13,7 @@ left waiting in its next collective.
 """
 
 import os
+import signal
 import socket
 import sys
 import time
@@ -40,6 +41,9 @@ class CommTimeoutError(RuntimeError):
     """A collective waited longer than ``MSCUSTOM_COMM_TIMEOUT`` seconds, or a peer rank is gone."""
 
 
+CommTimeoutError.__module__ = "mscustom.communication"
+
+
 class Group:
     """One communication group: its name, the world ranks in it, and its MPI communicator (None alone)."""
 
@@ -64,6 +68,7 @@ class _State:
     peers = []                  # (hostname, pid) per world rank
     checked = set()             # signatures already compared across the ranks
     hook_installed = False
+    peer_failed = False         # MPICH's process manager signalled (SIGUSR1) that a rank failed
 
 
 STATE = _State()
@@ -105,8 +110,10 @@ def init(backend_name=None):
         STATE.local_rank, STATE.local_size = node.Get_rank(), node.Get_size()
         node.Free()
         STATE.peers = comm.allgather((socket.gethostname(), os.getpid()))
+        _register_with_launcher(rank)
         world = Group(WORLD_NAMES[0], range(size), comm, rank)
         _install_abort_hook()
+        _watch_failure_signal()
     else:
         world = Group(WORLD_NAMES[0], [0], None, 0)
         STATE.local_rank, STATE.local_size = 0, 1
@@ -116,6 +123,15 @@ def init(backend_name=None):
     STATE.backend = backend_name or "mpi"
     STATE.checked = set()
     STATE.inited = True
+
+
+def _register_with_launcher(rank):
+    """Under ``python -m mscustom.run``: leave this rank's process id where the launcher finds it, so
+    that it can name a rank that the process manager reports by process id only."""
+    folder = os.environ.get("MSCUSTOM_RUN_DIR")
+    if folder and os.path.isdir(folder):
+        with open(os.path.join(folder, f"rank{rank}"), "w") as f:
+            f.write(f"{rank} {os.getpid()} {socket.gethostname()}\n")
 
 
 def release():
@@ -229,13 +245,20 @@ def wait(req, what, group):
         time.sleep(nap)
         nap = min(nap * 2, 1e-3)
         now = time.monotonic()
-        if now >= next_check:
+        if now >= next_check or STATE.peer_failed:
             next_check = now + 0.5
             gone = lost_ranks(group)
+            if not gone and STATE.peer_failed:
+                time.sleep(0.05)            # the failed process may still be on its way out
+                gone = lost_ranks(group)
+                if not gone:
+                    raise CommTimeoutError(
+                        f"{what}: the process manager reports that a rank failed, none of group "
+                        f"{group.name!r} on this host; this rank ({STATE.world.rank}) stops instead of waiting")
             if gone:
                 raise CommTimeoutError(
-                    f"{what}: lost rank(s) {gone} of group {group.name!r}: the process "
-                    f"{'es are' if len(gone) > 1 else ' is'} gone (killed?); this rank "
+                    f"{what}: lost rank(s) {gone} of group {group.name!r}: "
+                    f"{'their processes are' if len(gone) > 1 else 'its process is'} gone (killed?); this rank "
                     f"({STATE.world.rank}) stops instead of waiting")
         if now - start > limit:
             raise CommTimeoutError(
@@ -367,6 +390,20 @@ def recv(shape, dtype, src, group, tag, who="recv"):
 
 
 # --- one rank's failure stops every rank ---------------------------------------------------------
+
+def _on_failure_signal(signum, frame):
+    STATE.peer_failed = True
+
+
+def _watch_failure_signal():
+    """MPICH's hydra signals SIGUSR1 to the other ranks when one fails (by default a silent death):
+    note it instead, so the next wait names the lost rank."""
+    try:
+        if signal.getsignal(signal.SIGUSR1) in (signal.SIG_DFL, None):
+            signal.signal(signal.SIGUSR1, _on_failure_signal)
+    except ValueError:                              # init() outside the main thread
+        pass
+
 
 def _install_abort_hook():
     if STATE.hook_installed:
