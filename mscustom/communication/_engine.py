@@ -231,19 +231,27 @@ def lost_ranks(group):
 
 
 def wait(req, what, group):
-    """Wait for an MPI request; raise ``CommTimeoutError`` if a peer died or the timeout passed."""
+    """Wait for an MPI request; raise ``CommTimeoutError`` if a peer died or the timeout passed.
+
+    It polls ``Test`` without sleeping for the first second (a sleeping rank would stall its
+    peers too: MPI moves a collective forward only while its ranks call into it), then checks the
+    peers and naps between polls until the timeout.
+    """
     if req.Test():
         return
     start = time.monotonic()
-    spin_until = start + 0.002
-    while time.monotonic() < spin_until:            # short operations finish here without a sleep
-        if req.Test():
-            return
+    test = req.Test
+    spin_until = start + 1.0
+    while True:
+        for _ in range(256):
+            if test():
+                return
+        now = time.monotonic()
+        if now >= spin_until or STATE.peer_failed:
+            break
     limit = timeout()
-    nap, next_check = 2e-5, start + 0.2
-    while not req.Test():
-        time.sleep(nap)
-        nap = min(nap * 2, 1e-3)
+    nap, next_check = 1e-4, now
+    while not test():
         now = time.monotonic()
         if now >= next_check or STATE.peer_failed:
             next_check = now + 0.5
@@ -265,6 +273,8 @@ def wait(req, what, group):
                 f"{what}: waited {limit:g} s for the other ranks of group {group.name!r} "
                 f"(MSCUSTOM_COMM_TIMEOUT); a rank is hung, dead on another host, or called a different "
                 f"collective")
+        time.sleep(nap)
+        nap = min(nap * 2, 0.01)
 
 
 # --- signatures ---------------------------------------------------------------------------------
