@@ -39,3 +39,4 @@ from .parallel_context import (ParallelMode, set_auto_parallel_context, get_auto
                                reset_auto_parallel_context)
 __all__ += ["communication", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
             "reset_auto_parallel_context"]
+from . import parallel  # noqa: E402  (mindspore.parallel.distributed.DistributedDataParallel)

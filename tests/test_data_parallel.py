@@ -79,5 +79,25 @@ def test_two_ranks_match_one_process_on_the_global_batch(mode):
     res = run_mpi("data_parallel.py", extra=(mode,), timeout=120)
     assert res.returncode == 0, res.stdout + res.stderr
     for r in (0, 1):
-        for what in ("value_and_grad + DistributedGradReducer", "TrainOneStepCell", "Model.train", "sharding"):
+        names = ["value_and_grad + DistributedGradReducer", "TrainOneStepCell", "Model.train", "sharding"]
+        for what in names + (["DistributedDataParallel"] if mode == "pynative" else []):
             assert f"rank {r}: {what} ok ({mode})" in res.stdout, res.stdout + res.stderr
+
+
+def test_signatures_match_mindspore():
+    import inspect
+    from mscustom.parallel.distributed import DistributedDataParallel
+    assert str(inspect.signature(DistributedDataParallel.__init__)) == (
+        "(self, module, init_sync=True, process_group=None, bucket_cap_mb=None, find_unused_parameters=False, "
+        "average_in_collective=False, static_graph=False, reducer_mode='CppReducer')")
+    # MindSpore: (self, parameters, mean=None, degree=None, fusion_type=1, group='hccl_world_group');
+    # bucket_cap_mb is a keyword of ours (docs/distributed.md)
+    assert str(inspect.signature(nn.DistributedGradReducer.__init__)) == (
+        "(self, parameters, mean=None, degree=None, fusion_type=1, group='hccl_world_group', *, bucket_cap_mb=25)")
+    from mscustom.communication import init
+    init()
+    with pytest.raises(ValueError, match=r"DistributedDataParallel: reducer_mode must be one of \['CppReducer', "
+                                         r"'PythonReducer'\], got 'x'"):
+        DistributedDataParallel(nn.Dense(2, 2), reducer_mode="x")
+    with pytest.raises(TypeError, match="DistributedDataParallel: module must be an nn.Cell, got int"):
+        DistributedDataParallel(3)

@@ -26,6 +26,8 @@ Example (under ``python -m mscustom.run -n 2``)::
 
 import contextlib
 
+import numpy as np
+
 from .. import ops
 from .. import parallel_context as _pctx
 from .._core import backward as _backward
@@ -63,6 +65,7 @@ class DistributedGradReducer(Cell):
         self.bucket_cap_mb = bucket_cap_mb
         self._group = g
         self._n = len(params)
+        self._param_list = params
         self._shapes = [tuple(p.shape) for p in params]
         scale = 1.0 / degree if self.mean else 1.0
         self._scale = scale
@@ -88,15 +91,22 @@ class DistributedGradReducer(Cell):
         finally:
             _backward.GRAD_READY[0] = previous
 
-    def _ready_factory(self, targets, order, needed, grads, node_of):
-        n = self._n
-        if len(targets) < n:
+    def _ready_factory(self, targets, order, needed, grads, node_of, finish=False):
+        """The backward walk's hook (``_core.backward.GRAD_READY``) for this reducer's parameters.
+
+        A parameter's gradient is final once its last consumer in the walk is done: the
+        consumer that comes first in ``order`` (topological). When a bucket's gradients are all
+        final, its all-reduce starts. ``finish=True`` (``DistributedDataParallel``) also waits for
+        every bucket at the end of the walk and puts the reduced gradients in the walk's results.
+        """
+        target_set = set(targets)
+        tnodes = [node_of(p) for p in self._param_list]
+        index = {tn: i for i, tn in enumerate(tnodes) if tn is not None and tn in target_set}
+        if not index:
             return None
-        tnodes = targets[-n:]
-        index = {tn: i for i, tn in enumerate(tnodes)}
         finals = {}                     # consumer node -> parameter indices final once it is walked
         seen = set()
-        for node in order:              # topological: a target's first consumer here is its last walked
+        for node in order:
             if node.op is None or node not in needed:
                 continue
             for inp in node.inputs:
@@ -112,21 +122,38 @@ class DistributedGradReducer(Cell):
         def ready(node):
             p, prev[0] = prev[0], node
             idxs = finals.get(p) if p is not None else None
-            if not idxs:
-                return
-            for i in idxs:
-                slot = grads.get(tnodes[i])
-                g = None if slot is None else slot[0]
-                if g is None:
-                    continue
-                done[i] = g
-                b = bucket_of[i]
-                missing[b] -= 1
-                if missing[b] == 0:
-                    ins = tuple(done[j] for j in b.indices)
-                    self._pending[b] = (b.start(ins), ins)
+            if idxs:
+                for i in idxs:
+                    slot = grads.get(tnodes[i])
+                    g = None if slot is None else slot[0]
+                    if g is None:
+                        continue
+                    done[i] = g
+                    b = bucket_of[i]
+                    missing[b] -= 1
+                    if missing[b] == 0:
+                        ins = tuple(done[j] for j in b.indices)
+                        self._pending[b] = (b.start(ins), ins)
+            if node is None and finish:
+                self._finish(tnodes, grads, done)
 
         return ready
+
+    def _finish(self, tnodes, grads, done):
+        """Wait for every bucket (starting those never completed, unused parameters as zeros) and put
+        the reduced gradients where the backward walk reads its results."""
+        for b in self.buckets:
+            started = self._pending.pop(b, None)
+            if started is None:
+                ins = tuple(done.get(j) if done.get(j) is not None else
+                            Tensor._wrap(np.zeros(self._shapes[j], self._param_list[j]._data.dtype)) for j in b.indices)
+                started = (b.start(ins), ins)
+            for j, g in zip(b.indices, b.wait(started[0])):
+                slot = grads.get(tnodes[j])
+                if slot is None:
+                    grads[tnodes[j]] = [g]
+                else:
+                    slot[0] = g
 
     # ------------------------------------------------------------------ reducing
     def construct(self, grads):

@@ -135,3 +135,25 @@ mine = [int(v) for (v,) in NumpySlicesDataset({"i": idx}, shuffle=True, num_shar
 every = _engine.allgather(np.array(mine, np.int64)[None], _engine.STATE.world).ravel()
 assert sorted(every.tolist()) == list(range(24)), every
 print(f"rank {rank}: sharding ok ({mode})", flush=True)
+
+# 5. DistributedDataParallel (PyNative only, as in MindSpore): value_and_grad returns averaged gradients
+if mode == "pynative":
+    from mscustom.parallel.distributed import DistributedDataParallel
+    net, loss_fn, opt = fresh()
+    if rank == 1:                                   # init_sync copies rank 0's parameters
+        for p in net.trainable_params():
+            p.set_data(ms.Tensor(p.asnumpy() + 1.0))
+    ddp = DistributedDataParallel(net, bucket_cap_mb=0.0005)
+    assert len(ddp.reducer.buckets) > 1
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(ddp(x), y), None, opt.parameters)
+    losses = []
+    for i in range(STEPS):
+        loss, grads = grad_fn(ms.Tensor(shard(X[i])), ms.Tensor(shard(Y[i])))
+        opt(grads)
+        ddp.zero_grad()
+        losses.append(global_loss(float(loss.asnumpy())))
+    check("DistributedDataParallel", params(net), losses, ref_params, ref_losses)
+    with ddp.no_sync():
+        _, own = grad_fn(ms.Tensor(shard(X[0])), ms.Tensor(shard(Y[0])))
+    every = _engine.allgather(own[0].asnumpy()[None], _engine.STATE.world)
+    assert not np.array_equal(every[0], every[1]), "no_sync still reduced"
