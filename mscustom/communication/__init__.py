@@ -14,13 +14,13 @@ See docs/distributed.md.
 """
 
 from . import _engine
-from ._engine import CommTimeoutError, STATE as _STATE, WORLD_NAMES as _WORLD_NAMES
+from ._engine import STATE as _STATE, WORLD_NAMES as _WORLD_NAMES
 
 __all__ = ["init", "release", "get_rank", "get_group_size", "get_local_rank", "get_local_rank_size",
            "create_group", "destroy_group", "get_world_rank_from_group_rank",
            "get_group_rank_from_world_rank", "get_process_group_ranks", "GlobalComm",
            "HCCL_WORLD_COMM_GROUP", "NCCL_WORLD_COMM_GROUP", "MCCL_WORLD_COMM_GROUP",
-           "CommTimeoutError", "comm_func"]
+           "comm_func"]
 
 HCCL_WORLD_COMM_GROUP, NCCL_WORLD_COMM_GROUP, MCCL_WORLD_COMM_GROUP = _WORLD_NAMES
 

@@ -5,13 +5,14 @@ A bucket holds the gradients of a few parameters of one dtype (about
 (made through the extension surface, one instance per bucket as ``ops.Custom``
 does) move them:
 
-- ``start(*grads) -> token``: packs the gradients into the buffer and starts
-  an in-place ``MPI_Iallreduce`` (sum) on it; the token (a 0-d array) carries
-  the order to ``wait``;
+- ``start(*grads) -> token``: packs the gradients into the buffer, multiplied
+  by ``scale`` on the way (1/degree for a mean: each rank's share is scaled
+  before the sum, as MindSpore's DistributedDataParallel does by default, so no
+  second pass over the buffer), and starts an in-place ``MPI_Iallreduce`` (sum)
+  on it; the token (a 0-d array) carries the order to ``wait``;
 - ``wait(token) -> reduced grads``: waits for that all-reduce (never forever:
-  ``_engine.wait``), scales the buffer by ``scale`` in place (1/degree for a
-  mean), and returns the gradients as views of it, valid until the bucket's
-  next ``start`` (the optimizer reads them in the same step).
+  ``_engine.wait``) and returns the gradients as views of the buffer, valid
+  until the bucket's next ``start`` (the optimizer reads them in the same step).
 
 Being ops, both are recorded by graph mode: a replayed training step starts and
 waits for each bucket where the traced step did, with no Python of the reducer
@@ -71,8 +72,13 @@ class Bucket:
         if self.req is not None:            # a start never waited for: finish it first
             _engine.wait(self.req, self.who, self.group)
             self.req = None
-        for view, g in zip(self.views, ins):
-            np.copyto(view, g, casting="same_kind")
+        if self.scale == 1.0:
+            for view, g in zip(self.views, ins):
+                np.copyto(view, g, casting="same_kind")
+        else:                               # packed already scaled: no second pass over the buffer
+            scale = self.dtype.type(self.scale)
+            for view, g in zip(self.views, ins):
+                np.multiply(g, scale, out=view, casting="same_kind")
         self.req = _engine.iallreduce(self.buf, "sum", self.group, self.who)
         return np.zeros((), self.dtype)
 
@@ -80,8 +86,6 @@ class Bucket:
         req, self.req = self.req, None
         if req is not None:
             _engine.wait(req, self.who, self.group)
-        if self.scale != 1.0:
-            np.multiply(self.buf, self.buf.dtype.type(self.scale), out=self.buf)
         return tuple(self.views)
 
     def start(self, grads):
