@@ -55,6 +55,19 @@ def _rank_from_env():
     return "0"
 
 
+def _exit_all(code):
+    from mscustom.communication import _engine
+    world = _engine.STATE.world
+    if code in (None, 0) or world is None or world.size == 1:
+        return
+    status = code if isinstance(code, int) and 0 < code < 256 else 1
+    sys.stdout.flush()
+    sys.stderr.write(f"mscustom.run: rank {world.rank} of {world.size} exits with status {code!r}; "
+                     "stopping every rank\n")
+    sys.stderr.flush()
+    world.comm.Abort(status)
+
+
 def main(argv):
     prefix = True
     if argv and argv[0] == "--no-prefix":
@@ -71,6 +84,9 @@ def main(argv):
     sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
     try:
         runpy.run_path(argv[0], run_name="__main__")
+    except SystemExit as exc:           # sys.exit(non-zero) on one rank stops every rank, saying so
+        _exit_all(exc.code)
+        raise
     finally:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -126,12 +126,17 @@ def main(argv=None):
                     failed.append([int(m.group(1)), m.group(2).decode(errors="replace"), None])
                 m = _EXIT_CODE.search(line)
                 if m and failed and failed[-1][2] is None:
-                    failed[-1][2] = int(m.group(1))
+                    failed[-1][2] = f"exit code {int(m.group(1))}"
+                m = _SIGNAL.search(line)
+                if m and failed:            # hydra's summary: the code above was a signal
+                    failed[-1][2] = f"killed by signal {int(m.group(1))}"
             status = proc.wait()
         except KeyboardInterrupt:
             _signal_session(proc.pid, signal.SIGINT)
             status = 130
         _report(failed, _registered_ranks(folder), args.n)
+        if status and not failed:
+            sys.stderr.write(f"mscustom.run: mpiexec exited with status {status}\n")
         # ranks that outlive mpiexec (a process manager that left them) stop within their
         # collective timeout; end what is left after that
         deadline = time.monotonic() + (args.timeout or _comm_timeout()) + 5
@@ -143,6 +148,7 @@ def main(argv=None):
 
 _BAD_PID = re.compile(rb"^=\s+PID (\d+) RUNNING AT (\S+)")
 _EXIT_CODE = re.compile(rb"^=\s+(?:EXIT CODE|EXIT STATUS): (\d+)")
+_SIGNAL = re.compile(rb"TERMINATED WITH THE EXIT STRING: .*\(signal (\d+)\)")
 
 
 def _registered_ranks(folder):
@@ -159,11 +165,10 @@ def _registered_ranks(folder):
 
 def _report(failed, ranks, n):
     """Name the ranks behind the process ids that mpiexec reported as failed."""
-    for pid, host, code in failed:
+    for pid, host, how in failed:
         rank = ranks.get((pid, host))
         who = f"rank {rank}" if rank is not None else "a rank that had not called init()"
-        how = ("killed by signal " + str(code)) if code is not None and 0 < code < 64 and code != 1 \
-            else f"exit code {code}"
+        how = how or "no exit code reported"
         sys.stderr.write(f"mscustom.run: {who} of {n} (pid {pid} on {host}) was lost ({how}); "
                          "mpiexec stopped every other rank\n")
     sys.stderr.flush()

@@ -56,6 +56,13 @@ def test_killed_rank_is_named_by_the_others():
                      r"mpiexec stopped every other rank", res.stderr), out
 
 
+def test_rank_exiting_with_an_error_code_is_named():
+    res, took = launch("-n", "2", "--timeout", "30", "tests/dist/faults.py", "exit3")
+    out = res.stdout + res.stderr
+    assert res.returncode != 0 and took < 30, out
+    assert "[1] mscustom.run: rank 1 of 2 exits with status 3; stopping every rank" in out, out
+
+
 @pytest.mark.slow
 def test_hung_rank_times_out_with_the_configured_deadline():
     res, took = launch("-n", "2", "--timeout", "2", "tests/dist/faults.py", "hang")
@@ -69,3 +76,15 @@ def test_collective_before_init_is_a_clear_error():
     assert res.returncode != 0
     assert "RuntimeError: AllReduce: the communication service is not initialized; call " \
            "mscustom.communication.init() first" in res.stderr, res.stderr
+
+
+@pytest.mark.slow
+def test_data_parallel_example_on_two_ranks():
+    res, _ = launch("-n", "2", "examples/data_parallel.py", "--quick", "--epochs", "1", timeout=180)
+    out = res.stdout + res.stderr
+    assert res.returncode in (0, 1), out          # 1: one epoch may stay under the --quick accuracy target
+    for r in (0, 1):
+        assert re.search(rf"^\[{r}\] rank {r} of 2: \d+ steps of 32 samples, median step [\d.]+ ms$", res.stdout,
+                         re.M), out
+    assert re.search(r"^\[0\] combined: \d+ samples/s over 2 rank\(s\) .*; test accuracy 0\.\d{4}$", res.stdout,
+                     re.M), out

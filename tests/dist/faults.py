@@ -21,6 +21,8 @@ if rank == 1:
         os.kill(os.getpid(), signal.SIGKILL)
     elif what == "raise":
         raise ValueError("boom on rank one")
+    elif what == "exit3":
+        sys.exit(3)
     elif what == "hang":
         time.sleep(120)
 ops.AllReduce()(ms.Tensor([1.0]))
