@@ -7,7 +7,7 @@ import time
 
 import mscustom as ms
 from mscustom import ops
-from mscustom.communication import get_rank, init
+from mscustom.communication import comm_func, get_rank, init
 
 what = sys.argv[1]
 if what == "before-init":
@@ -27,4 +27,6 @@ if rank == 1:
         time.sleep(120)
 ops.AllReduce()(ms.Tensor([1.0]))
 print("done", flush=True)
-sys.exit(5 if what == "status" else 0)
+if what == "status":            # both ranks have printed before either exits with 5
+    comm_func.barrier()
+    sys.exit(5)
