@@ -95,3 +95,41 @@ def test_two_ranks_signature_mismatch_names_op_and_ranks():
                 "inputs (shape, dtype, attributes): rank 0: ((2,), '<f4', 'sum'); rank 1: ((3,), '<f4', 'sum')"
                 ) in res.stdout, res.stdout + res.stderr
         assert f"rank {r} recovered" in res.stdout
+
+
+def test_errors_alone_name_the_function_and_the_fix():
+    """After init() in this process (rank 0 of 1): groups and comm_func check their arguments."""
+    import mscustom as ms
+    comm.init()
+    with pytest.raises(ValueError, match=r"create_group: rank_ids must be distinct world ranks in \[0, 1\), "
+                                         r"got \[0, 0\]"):
+        comm.create_group("g", [0, 0])
+    with pytest.raises(TypeError, match="create_group: rank_ids must be a non-empty list of ints, got 'x'"):
+        comm.create_group("g", "x")
+    with pytest.raises(ValueError, match=r"get_rank: no communication group 'nope'; groups made by create_group: \[\]"):
+        comm.get_rank("nope")
+    with pytest.raises(ValueError, match="destroy_group: the world group 'hccl_world_group' cannot be destroyed"):
+        comm.destroy_group("hccl_world_group")
+    with pytest.raises(ValueError, match=r"get_world_rank_from_group_rank: group_rank_id must be an int in \[0, 1\), "
+                                         "got 3"):
+        comm.get_world_rank_from_group_rank("hccl_world_group", 3)
+    with pytest.raises(TypeError, match="For all_reduce, the input tensor must be tensor"):
+        comm.comm_func.all_reduce([1.0])
+    with pytest.raises(TypeError, match="For all_reduce, the input op value must be one of sum, prod, min, max"):
+        comm.comm_func.all_reduce(ms.Tensor([1.0]), op="avg")
+    with pytest.raises(TypeError, match="For broadcast, the src must be int, got str"):
+        comm.comm_func.broadcast(ms.Tensor([1.0]), src="0")
+    with pytest.raises(ValueError, match="send: a group of one rank has nobody to send to"):
+        comm.comm_func.send(ms.Tensor([1.0]), dst=0)
+    with pytest.raises(ValueError, match=r"ReduceScatter: the input's first dimension must be divisible by the "
+                                         r"group's size 1, got shape \[\]"):
+        ops.ReduceScatter()(ms.Tensor(1.0))
+    with pytest.raises(TypeError, match="Broadcast: the input must be a tuple of Tensors, as in MindSpore"):
+        ops.Broadcast(0)(ms.Tensor([1.0]))
+    with pytest.raises(ValueError, match="AlltoAll: split_count must equal the group's size 1, got 2"):
+        ops.AlltoAll(2, 0, 0)(ms.Tensor([1.0, 2.0]))
+    comm.create_group("solo", [0])
+    assert comm.get_process_group_ranks("solo") == [0] and comm.get_group_rank_from_world_rank(0, "solo") == 0
+    comm.release()
+    with pytest.raises(ValueError, match="no communication group 'solo'"):
+        comm.get_group_size("solo")

@@ -101,3 +101,14 @@ def test_signatures_match_mindspore():
         DistributedDataParallel(nn.Dense(2, 2), reducer_mode="x")
     with pytest.raises(TypeError, match="DistributedDataParallel: module must be an nn.Cell, got int"):
         DistributedDataParallel(3)
+
+
+def test_reducer_rejects_bad_arguments():
+    from mscustom.communication import init
+    init()
+    with pytest.raises(TypeError, match="DistributedGradReducer: parameters must be a non-empty list of Parameters"):
+        nn.DistributedGradReducer([])
+    with pytest.raises(ValueError, match="DistributedGradReducer: bucket_cap_mb must be a positive number, got 0"):
+        nn.DistributedGradReducer(nn.Dense(2, 2).trainable_params(), bucket_cap_mb=0)
+    with pytest.raises(ValueError, match=r"DistributedGradReducer: no communication group 'g'"):
+        nn.DistributedGradReducer(nn.Dense(2, 2).trainable_params(), group="g")

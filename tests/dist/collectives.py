@@ -54,6 +54,13 @@ except ValueError as e:
     assert "no communication group 'pair'" in str(e)
 else:
     raise AssertionError("destroyed group still answered")
+try:
+    create_group("other", [1 - rank])
+except ValueError as e:
+    assert str(e) == (f"create_group: this process (world rank {rank}) is not in rank_ids [{1 - rank}]; "
+                      "only the group's members call create_group"), e
+else:
+    raise AssertionError("create_group accepted a group without this rank")
 create_group("me", [rank])
 assert get_group_size("me") == 1 and ops.AllReduce(group="me")(x).asnumpy().tolist() == x.asnumpy().tolist()
 release()
