@@ -25,6 +25,7 @@ Example (under ``python -m mscustom.run -n 2``)::
 """
 
 import contextlib
+import threading
 
 import numpy as np
 
@@ -85,7 +86,12 @@ class DistributedGradReducer(Cell):
             yield self
             return
         previous = _backward.GRAD_READY[0]
-        _backward.GRAD_READY[0] = self._ready_factory
+        thread = threading.get_ident()
+
+        def factory(*walk):             # walks of other threads are not this block's backward pass
+            return self._ready_factory(*walk) if threading.get_ident() == thread else None
+
+        _backward.GRAD_READY[0] = factory
         try:
             yield self
         finally:

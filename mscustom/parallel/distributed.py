@@ -25,6 +25,7 @@ are checked and recorded (unused parameters count as zero gradients); both
 """
 
 import contextlib
+import threading
 
 from .. import nn
 from .._core import backward as _backward
@@ -66,16 +67,20 @@ class DistributedDataParallel(nn.Cell):
         self.reducer = nn.DistributedGradReducer(params, mean=True, degree=g.size, group=group,
                                                  bucket_cap_mb=bucket_cap_mb or nn.distributed.DEFAULT_BUCKET_CAP_MB)
         self._sync = g.size > 1
+        self._thread = None
 
     def construct(self, *inputs, **kwargs):
         out = self.module(*inputs, **kwargs)
         if self._sync:
-            _backward.GRAD_READY[0] = self._factory     # the next backward walk over our parameters
+            self._thread = threading.get_ident()
+            _backward.GRAD_READY[0] = self._factory     # the next backward walk of this thread
         elif _backward.GRAD_READY[0] == self._factory:
             _backward.GRAD_READY[0] = None
         return out
 
     def _factory(self, targets, order, needed, grads, node_of):
+        if threading.get_ident() != self._thread:
+            return None
         ready = self.reducer._ready_factory(targets, order, needed, grads, node_of, finish=True)
         if ready is not None and _backward.GRAD_READY[0] == self._factory:
             _backward.GRAD_READY[0] = None              # one walk per forward
