@@ -59,10 +59,11 @@ def test_reducer_alone_is_identity_and_single_rank_step_has_none():
     with pytest.raises(ValueError, match="DistributedGradReducer: expected 2 gradient"):
         reducer(g[:1])
     step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params()))
-    assert step.grad_reducer is None
+    assert step.reducer_flag is False and isinstance(step.grad_reducer, nn.Identity)
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL)
     step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params()))
-    assert isinstance(step.grad_reducer, nn.DistributedGradReducer) and step.grad_reducer.buckets == []
+    assert step.reducer_flag is True and isinstance(step.grad_reducer, nn.DistributedGradReducer)
+    assert step.grad_reducer.buckets == []
 
 
 def test_bucket_plan_reverse_order_by_dtype_and_cap():

@@ -61,7 +61,7 @@ def reference():
     ms.reset_auto_parallel_context()
     net, loss_fn, opt = fresh()
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
-    assert step.grad_reducer is None
+    assert step.reducer_flag is False and isinstance(step.grad_reducer, nn.Identity)
     losses = [float(step(ms.Tensor(X[i]), ms.Tensor(Y[i])).asnumpy()) for i in range(STEPS)]
     return params(net), losses
 
