@@ -137,15 +137,15 @@ def main(argv=None):
         _report(failed, _registered_ranks(folder), args.n)
         if status and not failed:
             sys.stderr.write(f"mscustom.run: mpiexec exited with status {status}\n")
-        # ranks that outlive mpiexec (a process manager that left them) stop within their
-        # collective timeout; end what is left after that
-        deadline = time.monotonic() + (args.timeout or _comm_timeout()) + 5
+        # a rank that outlives mpiexec has lost its job: a moment to finish writing, then it is ended
+        deadline = time.monotonic() + _GRACE_S
         while _session_members(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         _signal_session(proc.pid, signal.SIGKILL)
     return status
 
 
+_GRACE_S = 3.0
 _BAD_PID = re.compile(rb"^=\s+PID (\d+) RUNNING AT (\S+)")
 _EXIT_CODE = re.compile(rb"^=\s+(?:EXIT CODE|EXIT STATUS): (\d+)")
 _SIGNAL = re.compile(rb"TERMINATED WITH THE EXIT STRING: .*\(signal (\d+)\)")
@@ -172,11 +172,6 @@ def _report(failed, ranks, n):
         sys.stderr.write(f"mscustom.run: {who} of {n} (pid {pid} on {host}) was lost ({how}); "
                          "mpiexec stopped every other rank\n")
     sys.stderr.flush()
-
-
-def _comm_timeout():
-    from mscustom.communication._engine import timeout
-    return timeout()
 
 
 def _session_members(sid):
