@@ -2,7 +2,8 @@
 #
 #   make kernels   build the example AOT kernels into aot_kernels/build/
 #   make fastcall  build ops.Custom's compiled call path (mscustom/_core/_fastcall*.so)
-#   make venv      create .venv and install mscustom in editable mode
+#   make venv      create .venv and install mscustom in editable mode (extras test, dist: mpi4py +
+#                  the MPICH wheel, so .venv/bin/mpiexec exists; gpu where it installs)
 #   make test      run the test suite (PYTEST_ARGS="-k foo" to filter)
 #   make demo      install the demo extra (scikit-learn, matplotlib), then run examples/demo.py
 #                  (options through ARGS, e.g. ARGS="--kind builtin --epochs 3")
@@ -98,9 +99,9 @@ $(KCUDALIB): $(CU_OBJS)
 
 $(STAMP): pyproject.toml
 	@test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
-	@if $(VENV_PY) -m pip install $(PIP_FLAGS) -e '.[test,gpu]'; then :; else \
-	  echo "note: installing the 'gpu' extra failed; installing '.[test]' without it"; \
-	  $(VENV_PY) -m pip install $(PIP_FLAGS) -e '.[test]'; \
+	@if $(VENV_PY) -m pip install $(PIP_FLAGS) -e '.[test,dist,gpu]'; then :; else \
+	  echo "note: installing the 'gpu' extra failed; installing '.[test,dist]' without it"; \
+	  $(VENV_PY) -m pip install $(PIP_FLAGS) -e '.[test,dist]'; \
 	fi
 	@touch $@
 

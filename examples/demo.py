@@ -392,7 +392,11 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, help="override the seed")
     parser.add_argument("--target", type=float, help="required test accuracy (default 0.97)")
     parser.add_argument("--out", help="folder for the checkpoint and the PNG (default build/demo)")
+    parser.add_argument("--ranks", type=int, help="train data-parallel on N ranks instead "
+                        "(examples/data_parallel.py through python -m mscustom.run)")
     args = parser.parse_args(argv)
+    if args.ranks:
+        return _data_parallel(args)
     cfg = QUICK if args.quick else FULL
     overrides = {k: v for k, v in (("epochs", args.epochs), ("seed", args.seed), ("target", args.target))
                  if v is not None}
@@ -404,6 +408,16 @@ def main(argv=None):
               "(make demo installs it)", file=sys.stderr)
         return 2
     return report(run(cfg, args.kind, MODES[args.mode], args.out), cfg)
+
+
+def _data_parallel(args):
+    """``--ranks N``: the data-parallel example on N ranks, with this run's --quick/--kind/--mode/--epochs."""
+    import subprocess
+    cmd = [sys.executable, "-m", "mscustom.run", "-n", str(args.ranks), os.path.join(HERE, "data_parallel.py"),
+           "--kind", args.kind, "--mode", args.mode]
+    cmd += ["--quick"] if args.quick else []
+    cmd += ["--epochs", str(args.epochs)] if args.epochs else []
+    return subprocess.call(cmd)
 
 
 if __name__ == "__main__":

@@ -41,3 +41,10 @@ __all__ += ["bfloat16", "amp", "mutable"]
 from .train import export  # noqa: E402  (ms.export(net, *inputs, file_name=..., file_format="ONNX"))
 __all__ += ["export"]
 from .tensor import tensor  # noqa: E402  (ms.tensor(...), the function form of Tensor)
+# Data parallel over MPI (mindspore.communication, the auto-parallel context).
+from . import communication
+from .parallel_context import (ParallelMode, set_auto_parallel_context, get_auto_parallel_context,
+                               reset_auto_parallel_context)
+__all__ += ["communication", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
+            "reset_auto_parallel_context"]
+from . import parallel  # noqa: E402  (mindspore.parallel.distributed.DistributedDataParallel)

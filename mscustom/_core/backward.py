@@ -15,7 +15,13 @@ from ..tensor import Tensor
 from . import primitives as _prim
 from .tape import STATE
 
-__all__ = ["backward"]
+__all__ = ["backward", "GRAD_READY"]
+
+# Hook point for consumers that want each target's gradient as soon as it is final (data parallel
+# starts a bucket's all-reduce then, while the walk goes on). ``GRAD_READY[0]`` is None (nothing is
+# paid) or ``factory(targets, order, needed, grads, node_of)``, which returns None or
+# ``ready(node)``: called before each node the walk visits and once more with None at the end.
+GRAD_READY = [None]
 
 
 _own_node = operator.attrgetter("_node")
@@ -127,6 +133,7 @@ def backward(roots, targets, release=False):
     order, needed = _walk([node_of(t) for t, _ in roots], targets, STATE.leaves)
     grads = {}                         # node -> [grad per output]
     add = _prim.accumulate
+    ready = GRAD_READY[0] and GRAD_READY[0](targets, order, needed, grads, node_of)
 
     for t, sens in roots:
         node = node_of(t)
@@ -138,6 +145,8 @@ def backward(roots, targets, release=False):
             slot[idx] = sens if slot[idx] is None else add(slot[idx], sens)
 
     for node in reversed(order):
+        if ready is not None:
+            ready(node)
         if node in target_set or node.op is None or node not in needed:
             continue
         ograds = grads.pop(node, None)
@@ -162,6 +171,8 @@ def backward(roots, targets, release=False):
                 slot = grads[inode] = [None] * len(inode.out_meta)
             slot[idx] = g if slot[idx] is None else add(slot[idx], g)
 
+    if ready is not None:
+        ready(None)
     result = []
     for n in targets:
         slot = grads.get(n)

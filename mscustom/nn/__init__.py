@@ -63,3 +63,5 @@ from .rnns import RNN, GRU, LSTM
 __all__ += ["RNN", "GRU", "LSTM"]
 from .optim import Adadelta, FTRL
 __all__ += ["Adadelta", "FTRL"]
+from .distributed import DistributedGradReducer
+__all__ += ["DistributedGradReducer"]

@@ -16,6 +16,7 @@ import numpy as np
 from .. import ops
 from ..autograd import value_and_grad
 
+from .basic import Identity
 from .cell import Cell
 from .optim import Optimizer
 
@@ -78,10 +79,33 @@ class TrainOneStepCell(Cell):
         self.weights = optimizer.parameters
         self.sens = float(sens)
         self._value_and_grad = value_and_grad(network, None, weights=self.weights)
+        reducer = _data_parallel_reducer(self.weights)      # MindSpore's attributes: Identity when alone
+        self.reducer_flag = reducer is not None
+        self.grad_reducer = reducer if reducer is not None else Identity()
 
     def construct(self, *inputs):
-        loss, grads = self._value_and_grad(*inputs)
+        if self.reducer_flag:                   # DATA_PARALLEL: all-reduce buckets during backward
+            with self.grad_reducer.overlap():
+                loss, grads = self._value_and_grad(*inputs)
+            grads = self.grad_reducer(grads)
+        else:
+            loss, grads = self._value_and_grad(*inputs)
         if self.sens != 1.0:
             grads = tuple(ops.mul(g, self.sens) for g in grads)
         self.optimizer(grads)
         return loss
+
+
+def _data_parallel_reducer(weights):
+    """In DATA_PARALLEL (or HYBRID_PARALLEL) mode, as MindSpore's training cells do: a
+    ``DistributedGradReducer`` over the world group with the context's ``gradients_mean``, after
+    broadcasting rank 0's parameters when ``parameter_broadcast`` is set; None otherwise (the step
+    then keeps an ``nn.Identity`` as MindSpore does, and never calls it)."""
+    from .. import parallel_context as pctx
+    if not pctx.data_parallel():
+        return None
+    from ..communication import get_group_size
+    from .distributed import DistributedGradReducer, broadcast_parameters
+    if get_group_size() > 1 and pctx.get_auto_parallel_context("parameter_broadcast"):
+        broadcast_parameters(weights, 0)
+    return DistributedGradReducer(weights)

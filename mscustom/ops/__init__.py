@@ -39,3 +39,6 @@ from ._more_math_ops import *  # noqa: F401,F403,E402
 from ._more_math_ops import div  # noqa: E402  (ops.div(input, other, *, rounding_mode=None))
 from ._more_array_ops import *  # noqa: F401,F403,E402
 from ._loss_functional import *  # noqa: F401,F403,E402
+
+# collective communication ops over MPI (mscustom.communication): differentiable, replayed by graph mode
+from ._comm_ops import AllGather, AllReduce, AlltoAll, Broadcast, ReduceOp, ReduceScatter
