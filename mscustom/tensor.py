@@ -573,6 +573,10 @@ class Tensor:
     def matmul(self, other):
         return _F.matmul(self, other)
 
+    def dot(self, other):
+        """``ops.dot(self, other)``: both of rank >= 2, the last axis of self against other's second-to-last."""
+        return _F.dot(self, other)
+
     def cumsum(self, dim=None, *, dtype=None, axis=None):
         """Running sums along ``dim`` (or ``axis``); over the flattened tensor when neither is given."""
         d = dim if dim is not None else axis

@@ -42,3 +42,6 @@ from ._loss_functional import *  # noqa: F401,F403,E402
 
 # collective communication ops over MPI (mscustom.communication): differentiable, replayed by graph mode
 from ._comm_ops import AllGather, AllReduce, AlltoAll, Broadcast, ReduceOp, ReduceScatter
+
+# MindSpore's dot of two tensors of rank >= 2 (NumPy's N-D dot); Tensor.dot calls it
+from ._dot_ops import dot  # noqa: E402
