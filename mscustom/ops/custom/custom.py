@@ -43,6 +43,7 @@ from . import _arity, _dynshape, _outputs, _pin, _validate, report
 from ._common import DYNAMIC_KEY as _DYNAMIC
 from . import _registered  # noqa: F401  (the built-in kernel kinds)
 from . import bprop as _bprop
+from . import select as _select
 from ._marshal import Marshal
 from .kind import make_entry
 from .reginfo import parse_reg_info
@@ -124,6 +125,7 @@ class Custom:
         self._op = extend.def_op(self.name, inputs=None, outputs=n_out, register=False,
                                  doc=f"ops.Custom {func_type} op '{self.name}'")
         _outputs.install_rules(self._op, self._shape_rule, self._dtype_rule, self.name)
+        self._op.attrs["FSelectKernel"] = _select.select      # MindSpore's row choice and casts
         if self._shape_rule.kind == "none":
             _outputs.install_kind_shape_rule(self._op, kind, self.func, self._attr_specs, self.name)
         extend.def_gradient(self._op, _bprop.make_fgradient(self.name, func_type, self.bprop))
