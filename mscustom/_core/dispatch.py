@@ -583,7 +583,7 @@ def _make_plan(op, args, attrs):
     else:       # the op's own selection (ops.Custom: MindSpore's, with casts)
         entry, row, conversions, casts, out_shapes, out_dtypes = fselect(
             op, target, in_dtypes, in_formats, [len(s) for s in in_shapes],
-            lambda e: _infer(op, attrs, in_shapes, in_dtypes, e))
+            lambda e: _infer(op, attrs, in_shapes, in_dtypes, e), attrs)
 
     plan = Plan()
     plan.n_out = op.num_outputs

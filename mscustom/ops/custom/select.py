@@ -28,11 +28,13 @@ Example::
     op(ms.Tensor(np.ones(3)))       # warns once: float64 -> float32, result float64
 """
 
+import dataclasses
 import warnings
 
 import numpy as np
 
 from ..._core.kernel import match_row, select_kernel
+from ._common import GROUPS_KEY
 
 __all__ = ["CASTS", "select", "KernelCasts"]
 
@@ -94,12 +96,39 @@ def _cast_dtypes(in_dtypes, row):
     return out
 
 
-def select(op, target, in_dtypes, in_formats, in_ndims, infer):
+def _expand(row, groups):
+    """A row whose dynamic-input columns are repeated once per tensor of the call's lists."""
+    out = []
+    for k, n in enumerate(groups):
+        if k < len(row):
+            out.extend([row[k]] * (n if n is not None else 1))
+    return tuple(out) + tuple(row[len(groups):])
+
+
+def _expanded(entry, groups):
+    """A copy of ``entry`` with its rows expanded for a call with dynamic inputs."""
+    return dataclasses.replace(entry, rows=None if entry.rows is None else [_expand(r, groups) for r in entry.rows])
+
+
+def select(op, target, in_dtypes, in_formats, in_ndims, infer, attrs=None):
     """``(entry, row, conversions, casts, out_shapes, out_dtypes)`` for one call signature.
 
     ``infer(entry) -> (out_shapes, out_dtypes)`` infers the outputs for the
-    original input dtypes. ``casts`` is None or a ``KernelCasts``.
+    original input dtypes. ``casts`` is None or a ``KernelCasts``. A call with
+    dynamic inputs (lists, ``attrs["__groups__"]``) matches each list's tensors
+    against the list's one column.
     """
+    groups = (attrs or {}).get(GROUPS_KEY)
+    if groups is not None:
+        own = {}
+        for k in op.kernels:
+            if k.target == target:
+                view = _expanded(k, groups)
+                own[id(view)] = (view, k)
+        views = [v for v, _ in own.values()]
+        found = select(_View(op, views), target, in_dtypes, in_formats, in_ndims,
+                       lambda e: infer(own[id(e)][1]))
+        return (own[id(found[0])][1],) + tuple(found[1:])
     n_in = len(in_dtypes)
     on_target = [k for k in op.kernels if k.target == target]
     found = _candidates(on_target, in_dtypes, in_formats, in_ndims)
@@ -139,6 +168,13 @@ def select(op, target, in_dtypes, in_formats, in_ndims, infer):
     if casts is not None:
         casts.widen16 = widen16
     return entry, row, conversions, casts, out_shapes, out_dtypes
+
+
+class _View:
+    """An op seen with expanded kernels (its name for messages)."""
+
+    def __init__(self, op, kernels):
+        self.name, self.kernels = op.name, kernels
 
 
 def _loses(src, dst):
