@@ -133,3 +133,47 @@ def branches_on_data(inputs, attrs):
                 ib.store(out, i, ib.load(src, i))
         return ib.get()
     return tvm.extern(x.shape, [x], lambda ins, outs: body(outs[0], ins[0]), name="branches", dtype=x.dtype)
+
+
+# ---------------------------------------------------------------- kernels MindSpore 2.10 also runs on CPU
+def clip_ifelse(inputs, attrs):
+    """2x where x > 1, else 0: an if_scope / else_scope pair storing to the output."""
+    x = inputs[0]
+
+    def body(out, src):
+        ib = tvm.ir_builder.create()
+        with ib.for_range(0, src.shape[0], name="i") as i:
+            with ib.if_scope(ib.load(src, i) > tvm.const(1, src.dtype)):
+                ib.store(out, i, ib.load(src, i) * tvm.const(2, src.dtype))
+            with ib.else_scope():
+                ib.store(out, i, tvm.const(0, src.dtype))
+        return ib.get()
+    return tvm.extern(x.shape, [x], lambda ins, outs: body(outs[0], ins[0]), name="clip_ifelse", dtype=x.dtype)
+
+
+def transpose2(inputs, attrs):
+    """A matrix transpose through index lists on load and store."""
+    x = inputs[0]
+    rows, cols = x.shape
+
+    def body(out, src):
+        ib = tvm.ir_builder.create()
+        with ib.for_range(0, rows, name="i") as i:
+            with ib.for_range(0, cols, name="j") as j:
+                ib.store(out, [j, i], ib.load(src, [i, j]))
+        return ib.get()
+    return tvm.extern((cols, rows), [x], lambda ins, outs: body(outs[0], ins[0]), name="transpose2",
+                      dtype=x.dtype)
+
+
+def gate(inputs, attrs):
+    """exp(x) for x > 0, else x * x, with tvm.if_then_else."""
+    x = inputs[0]
+
+    def body(out, src):
+        ib = tvm.ir_builder.create()
+        with ib.for_range_n(src.shape, "i") as i:
+            v = ib.load(src, i)
+            ib.store(out, i, tvm.if_then_else(v > tvm.const(0, src.dtype), tvm.exp(v), v * v))
+        return ib.get()
+    return tvm.extern(x.shape, [x], lambda ins, outs: body(outs[0], ins[0]), name="gate", dtype=x.dtype)

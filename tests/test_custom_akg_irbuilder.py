@@ -135,13 +135,31 @@ def test_construction_errors_name_the_op():
         ops.Custom(three_params, same, same, func_type="akg")
 
 
-def test_a_float64_call_on_a_float32_row_is_cast_as_for_every_kind():
+def test_no_cast_for_akg_kernels_as_in_mindspore():
+    # MindSpore 2.10 casts float64 to a float32 row for pyfunc and aot kernels, never for AKG-compiled ones
+    # (akg and hybrid): "Select CPU operator[...] fail! Unsupported data type!"
     info = (CustomRegOp().input(0, "a").input(1, "b").output(0, "y")
             .dtype_format(DataType.F32_Default, DataType.F32_Default, DataType.F32_Default)
             .target("CPU").get_op_info())
-    op = akg(ak.vadd, reg_info=info)
+    op = akg(ak.vadd, reg_info=info, name="vadd32")
     a = np.array([1 / 3, 1.0])
-    with pytest.warns(UserWarning, match="input 0 float64 -> float32"):
-        out = op(T(a), T(a))
-    assert out.dtype == ms.float64
-    np.testing.assert_array_equal(out.asnumpy(), (a.astype(np.float32) * 2).astype(np.float64))
+    with pytest.raises(TypeError, match="op 'vadd32' has no kernel on 'CPU' for inputs \\(float64/DefaultFormat"):
+        op(T(a), T(a))
+
+
+# ---------------------------------------------------------------- against MindSpore 2.10's own results
+X = np.array([[-1.0, 0.5, 2.0], [1.5, 3.0, -2.0]], np.float32)
+
+
+def test_kernels_that_mindspore_runs_on_cpu_give_its_values():
+    np.testing.assert_array_equal(akg(ak.clip_ifelse)(T(X[0])).asnumpy(), [0.0, 0.0, 4.0])
+    out = akg(ak.transpose2, out_shape=lambda s: [s[1], s[0]])(T(X))
+    assert out.asnumpy().tolist() == [[-1.0, 1.5], [0.5, 3.0], [2.0, -2.0]]
+    gate = akg(ak.gate)(T(X)).asnumpy()
+    np.testing.assert_allclose(gate, [[1.0, 1.6487212181091309, 7.389056205749512],
+                                      [4.481688976287842, 20.08553695678711, 4.0]], rtol=2e-7)
+    info = (CustomRegOp().input(0, "x").output(0, "y").dtype_format(DataType.F16_None, DataType.F16_None)
+            .target("CPU").get_op_info())
+    half = akg(ak.gate, reg_info=info)(T(X.astype(np.float16)))
+    assert half.dtype == ms.float16
+    assert half.asnumpy().tolist() == [[1.0, 1.6484375, 7.390625], [4.48046875, 20.078125, 4.0]]

@@ -188,3 +188,16 @@ def test_a_jit_float16_row_runs_in_float32_on_the_cpu():
         out = op(ms.Tensor(x))
     assert out.dtype == ms.float16
     np.testing.assert_array_equal(out.asnumpy(), (x.astype(np.float32) / 3).astype(np.float16))
+
+
+# ---------------------------------------------------------------- kinds MindSpore compiles with AKG
+def test_hybrid_kernels_get_no_cast_as_in_mindspore():
+    import hybrid_kernels as hk
+    # MindSpore 2.10: a hybrid kernel with an F32 row given float64 or float16 -> TypeError (Select CPU operator
+    # ... Unsupported data type); only CPU kernels (pyfunc, aot) are cast
+    op = ops.Custom(hk.row_sum, func_type="hybrid", reg_info=info((F32, F32)), name="row_sum32")
+    assert op(ms.Tensor(np.ones((2, 3), np.float32))).asnumpy().tolist() == [[3.0], [3.0]]
+    for dt in (np.float64, np.float16):
+        with pytest.raises(TypeError, match=rf"op 'row_sum32' has no kernel on 'CPU' for inputs "
+                                            rf"\({np.dtype(dt).name}/DefaultFormat\)"):
+            op(ms.Tensor(np.ones((2, 3), dt)))

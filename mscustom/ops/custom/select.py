@@ -12,7 +12,9 @@ the kernel and reg-info row of a call. The rules, each checked on MindSpore
 3. Otherwise rows that match once inputs are cast the way MindSpore casts:
    float64 and float16 to float32, int64 and int16 to int32 (nothing else: not
    to a wider type, not between ints and floats, not from int8, unsigned or
-   bool). The same choice as in 1 among them.
+   bool). The same choice as in 1 among them. Only for kernels MindSpore runs
+   as CPU kernels (pyfunc, aot, and here jit); hybrid and akg kernels, which
+   MindSpore compiles with AKG, get no casts there and none here.
 4. Otherwise the TypeError that lists every row.
 
 Output dtypes are always the ones ``out_dtype`` gives for the original input
@@ -41,6 +43,8 @@ __all__ = ["CASTS", "select", "KernelCasts"]
 # input dtype -> the dtype MindSpore's CPU selection casts it to when no row takes it as it is
 CASTS = {"float64": "float32", "float16": "float32", "int64": "int32", "int16": "int32"}
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+# kinds MindSpore compiles with AKG: its selection casts nothing for them (checked on MindSpore 2.10)
+NO_CASTS = frozenset(("hybrid", "akg"))
 
 
 def _row_dtypes(row, start, n):
@@ -139,6 +143,8 @@ def select(op, target, in_dtypes, in_formats, in_ndims, infer, attrs=None):
             return catch_all, None, [], None, out_shapes, out_dtypes
         cast = []
         for entry in on_target:
+            if entry.kind in NO_CASTS:
+                continue
             for row in entry.rows or ():
                 if len(row) < n_in:
                     continue
