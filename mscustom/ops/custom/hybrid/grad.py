@@ -16,10 +16,14 @@ per input. Its body is:
 Values a partial derivative needs (a scalar, a temporary written in the loop
 body, an index) are recomputed in the reverse sweep from the statements that
 precede the read in its block (a backward slice), or taken from the forward
-pass when nothing writes them afterwards. What cannot be differentiated this
-way is refused with the kernel's file and line: a store whose index reads
-tensor data, a value carried across loop iterations and read non-linearly,
-a temporary updated from itself and read non-linearly, loops with a step.
+pass when nothing writes them afterwards. A tensor written once per element
+and read only at elements already final (``c[i - 1]``, ``x[j]`` for ``j``
+counting up to ``i``: recurrences, triangular solves) is read from the forward
+pass wherever it is needed (``_write_once``). What cannot be differentiated
+this way is refused with the kernel's file and line: a store whose index reads
+tensor data, a value carried across loop iterations in a scalar (or in a
+tensor that is not write-once) and read non-linearly, a temporary updated from
+itself and read non-linearly, loops with a step.
 
 Example::
 
@@ -66,6 +70,7 @@ class _Grad:
         self.loop_vars = set()
         self.scalar_home = {}            # scalar -> id of the block (list) that declares it
         self.top_scalars = set()
+        self.final = set()               # write-once tensors read only where their element is final
 
     def fail(self, node, message):
         raise HybridGradError(
@@ -198,8 +203,10 @@ class _Grad:
         return found
 
     def dependent(self, names):
-        """Of ``names``, those whose values the reverse sweep must make sure of (not inputs, loop vars)."""
-        return {n for n in names if (n in self.tensors and n not in self.inputs) or self.scalar(n)}
+        """Of ``names``, those whose values the reverse sweep must make sure of (not inputs, loop vars, nor
+        tensors whose final forward values are the values every read saw)."""
+        return {n for n in names if (n in self.tensors and n not in self.inputs and n not in self.final)
+                or self.scalar(n)}
 
     # ------------------------------------------------------------ reverse sweep
     def rev_block(self, stmts, top):
@@ -355,6 +362,7 @@ class _Grad:
             if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name) and s.targets[0].id not in info.decls:
                 self.top_scalars.add(s.targets[0].id)
         self._homes(body)
+        self.final = _write_once(body, {n for n in info.decls if self.is_float(n)})
         inplace = [n for n in info.returns if n in info.args]
         if inplace:
             self.fail(info.tree, f"it writes its input(s) {inplace} in place")
@@ -399,6 +407,124 @@ class _Grad:
             elif isinstance(s, ast.If):
                 self._homes(s.body)
                 self._homes(s.orelse)
+
+
+# ---------------------------------------------------------------- loop-carried tensors
+def _index(sub):
+    sl = sub.slice
+    return list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
+
+
+def _visit(stmts, loops, top, stores, reads):
+    """Record every store and read of a tensor element with its enclosing loops and top-level position."""
+    for k, st in enumerate(stmts):
+        pos = k if top is None else top
+        if isinstance(st, ast.For):
+            for n in ast.walk(st.iter):
+                if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name):
+                    reads.append((n, loops, pos))
+            _visit(st.body, loops + [st], pos, stores, reads)
+        elif isinstance(st, ast.If):
+            for n in ast.walk(st.test):
+                if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name):
+                    reads.append((n, loops, pos))
+            _visit(st.body, loops, pos, stores, reads)
+            _visit(st.orelse, loops, pos, stores, reads)
+        elif isinstance(st, ast.Assign):
+            t = st.targets[0]
+            if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                stores.append((t, loops, pos))
+                for i in _index(t):
+                    for n in ast.walk(i):
+                        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name):
+                            reads.append((n, loops, pos))
+            for n in ast.walk(st.value):
+                if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name):
+                    reads.append((n, loops, pos))
+
+
+def _const_int(node):
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
+
+
+def _earlier(expr, var, loops):
+    """Whether index ``expr`` names an element before ``var``'s current one: ``var - c`` (c > 0), or a loop
+    variable (of ``loops``) counting from a non-negative start up to ``var`` or ``var - c``."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub) and isinstance(expr.left, ast.Name) \
+            and expr.left.id == var and (_const_int(expr.right) or 0) > 0:
+        return True
+    if isinstance(expr, ast.Name):
+        loop = next((lp for lp in loops if lp.target.id == expr.id), None)
+        if loop is None or loop_step(loop) is not None:
+            return False
+        start, stop = loop_bounds(loop)
+        return (_const_int(start) is not None and _const_int(start) >= 0
+                and (isinstance(stop, ast.Name) and stop.id == var or _earlier(stop, var, []) or
+                     _ast_eq(stop, ast.Name(var))))
+    return False
+
+
+def _ast_eq(a, b):
+    return ast.dump(a) == ast.dump(b)
+
+
+def _write_once(body, candidates):
+    """Tensors of ``candidates`` whose every element is written at most once and read only after that write
+    (or never written), so the forward pass's final values are the values each read saw.
+
+    Stores: at the top level with constant indices, and at most one store inside loops whose index is
+    exactly the enclosing loops' variables (unit steps), after the constant stores and below the first
+    loop's constant start. Reads: in a later top-level statement, or inside that loop nest at an element
+    before the current one in iteration order (``i - 1``; ``j`` counting up to ``i``).
+    """
+    stores, reads = [], []
+    _visit(body, [], None, stores, reads)
+    safe = set()
+    for name in candidates:
+        mine = [(t, lp, pos) for t, lp, pos in stores if t.value.id == name]
+        looped = [(t, lp, pos) for t, lp, pos in mine if lp]
+        fixed = [(t, lp, pos) for t, lp, pos in mine if not lp]
+        if len(looped) > 1 or not mine:
+            continue
+        consts = [[_const_int(i) for i in _index(t)] for t, _, _ in fixed]
+        if any(c is None for cs in consts for c in cs) or len({tuple(c) for c in consts}) != len(consts):
+            continue
+        ok = True
+        nest = None
+        if looped:
+            t, nest, spos = looped[0]
+            idx = _index(t)
+            ok = len(idx) == len(nest) and all(isinstance(i, ast.Name) and i.id == lp.target.id and
+                                               loop_step(lp) is None for i, lp in zip(idx, nest))
+            start = _const_int(loop_bounds(nest[0])[0]) if ok else None
+            ok = ok and all(pos < spos for _, _, pos in fixed) and \
+                all(start is not None and c[0] < start for c in consts)
+        last = max(pos for _, _, pos in mine)
+        for r, rloops, rpos in reads:
+            if not ok:
+                break
+            if not (isinstance(r.value, ast.Name) and r.value.id == name):
+                continue
+            if rpos > last:
+                continue
+            if nest is None or nest[0] not in rloops:
+                ok = False
+                break
+            ridx = _index(r)
+            if len(ridx) != len(nest):
+                ok = False
+                break
+            verdict = False
+            for k, lp in enumerate(nest):
+                var = lp.target.id
+                if lp in rloops and isinstance(ridx[k], ast.Name) and ridx[k].id == var:
+                    continue
+                verdict = lp in rloops and _earlier(ridx[k], var, rloops)
+                break
+            ok = verdict
+        if ok:
+            safe.add(name)
+    return safe
 
 
 def gradient_source(info, meta, op_name=None, scalar_args=()):
