@@ -76,3 +76,36 @@ def squares_twice(a):
     for i in range(a.shape[0]):
         y[i] = y[i] * y[i]
     return y
+
+
+@kernel
+def row_products(a):
+    out = output_tensor((a.shape[0],), a.dtype)
+    for i in range(a.shape[0]):
+        p = 1.0
+        for j in range(a.shape[1]):
+            p = p * a[i, j]
+        out[i] = p
+    return out
+
+
+@kernel
+def horner(c, x):
+    y = output_tensor(x.shape, x.dtype)
+    for i in range(x.shape[0]):
+        acc = 0.0
+        for k in range(c.shape[0]):
+            acc = acc * x[i] + c[k]
+        y[i] = acc
+    return y
+
+
+@kernel
+def triangle_products(a):
+    out = output_tensor((a.shape[0],), a.dtype)
+    for i in range(a.shape[0]):
+        p = 1.0
+        for j in range(i + 1):
+            p = p * a[i, j]
+        out[i] = p
+    return out

@@ -2,8 +2,10 @@
 
 Tensors written once per element and read only at elements already final (``c[i - 1]``, ``x[j]`` for
 ``j < i``) are differentiated through their final forward values: recurrences, cumulative products,
-triangular solves. A value carried in a scalar and read non-linearly, reads of elements not yet
-written, and elements written twice keep the clear refusal. Gradients are checked against central
+triangular solves. Scalars carried across iterations and read non-linearly (running products, row
+products, Horner's rule) are kept per iteration in a tape. Reads of elements not yet written,
+elements written twice, and scalars carried in loops whose extent depends on an enclosing loop keep
+the clear refusal. Gradients are checked against central
 finite differences.
 """
 
@@ -64,12 +66,31 @@ def test_the_triangular_solve_gradient_is_the_closed_form():
     np.testing.assert_allclose(gl.asnumpy(), -np.tril(np.outer(lam, x)), rtol=1e-10, atol=1e-14)
 
 
+def test_scalars_carried_non_linearly_are_taped():
+    # a running product (zeros included: no division), products along rows, Horner's rule
+    a = np.array([0.5, 0.0, 3.0, 0.7, 1.2])
+    prod = ops.Custom(hc.running_product)
+    assert prod(ms.Tensor(a)).asnumpy().tolist() == [0.0]
+    g = check_grad(lambda t: prod(t).sum(), ms.Tensor(a), rtol=1e-6, atol=1e-9)[0]
+    np.testing.assert_allclose(g, [0.0, 0.5 * 3.0 * 0.7 * 1.2, 0.0, 0.0, 0.0], atol=1e-15)
+    m = RNG.uniform(0.5, 1.5, (3, 4))
+    rows = ops.Custom(hc.row_products)
+    np.testing.assert_allclose(rows(ms.Tensor(m)).asnumpy(), m.prod(1), rtol=1e-12)
+    check_grad(weighted(rows, (3,)), ms.Tensor(m), rtol=1e-6, atol=1e-9)
+    c, x = RNG.standard_normal(4), RNG.standard_normal(5)
+    horner = ops.Custom(hc.horner)
+    np.testing.assert_allclose(horner(ms.Tensor(c), ms.Tensor(x)).asnumpy(), np.polyval(c, x), rtol=1e-12)
+    check_grad(weighted(horner, (5,)), ms.Tensor(c), ms.Tensor(x), grad_position=(0, 1), rtol=1e-6, atol=1e-9)
+
+
 @pytest.mark.parametrize("kernel, name", [
-    (hc.running_product, "p"), (hc.reads_ahead, "y"), (hc.squares_twice, "y"),
+    (hc.reads_ahead, "y"), (hc.squares_twice, "y"),
+    (hc.triangle_products, "p"),        # carried in a loop whose extent depends on the enclosing loop
 ])
 def test_what_stays_undefined_here_is_refused_clearly(kernel, name):
     op = ops.Custom(kernel)
     with pytest.raises(HybridGradError, match=rf"op '{kernel.__name__}': cannot derive the gradient of hybrid kernel "
                                               rf"'{kernel.__name__}' \(.*hybrid_carried_kernels.py:\d+\): '{name}' is "
                                               rf"read non-linearly .*pass bprop= to ops.Custom"):
-        ms.grad(lambda t: op(t).sum())(ms.Tensor(np.array([0.5, 2.0, 3.0])))
+        arg = np.ones((3, 3)) if kernel is hc.triangle_products else np.array([0.5, 2.0, 3.0])
+        ms.grad(lambda t: op(t).sum())(ms.Tensor(arg))

@@ -19,11 +19,14 @@ precede the read in its block (a backward slice), or taken from the forward
 pass when nothing writes them afterwards. A tensor written once per element
 and read only at elements already final (``c[i - 1]``, ``x[j]`` for ``j``
 counting up to ``i``: recurrences, triangular solves) is read from the forward
-pass wherever it is needed (``_write_once``). What cannot be differentiated
-this way is refused with the kernel's file and line: a store whose index reads
-tensor data, a value carried across loop iterations in a scalar (or in a
-tensor that is not write-once) and read non-linearly, a temporary updated from
-itself and read non-linearly, loops with a step.
+pass wherever it is needed (``_write_once``). A scalar carried across the
+iterations of a loop and read non-linearly is kept in a tape (``_tapeable``):
+filled by the forward pass for a top-level loop, by running a nested loop of
+scalar assignments forward again for the others. What cannot be
+differentiated this way is refused with the kernel's file and line: a store
+whose index reads tensor data, a value carried across loop iterations that
+cannot be taped or in a tensor that is not write-once, a temporary updated
+from itself and read non-linearly, loops with a step.
 
 Example::
 
@@ -46,6 +49,9 @@ __all__ = ["gradient_source", "make_bprop", "HybridGradError"]
 _ZERO_GRAD = {"floor", "ceil", "trunc", "round", "sign", "isnan", "isinf", "isfinite", "ceil_div", "len",
               "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 _FLOAT_CASTS = {"float16", "float32", "float64"}
+
+
+_TAPE_MARK = "#tape:"          # where a reverse loop restores its taped scalars (replaced in ``source``)
 
 
 class HybridGradError(RuntimeError):
@@ -71,6 +77,7 @@ class _Grad:
         self.scalar_home = {}            # scalar -> id of the block (list) that declares it
         self.top_scalars = set()
         self.final = set()               # write-once tensors read only where their element is final
+        self.tapes = {}                  # id(top-level loop) -> (loop, {scalar: tape buffer})
 
     def fail(self, node, message):
         raise HybridGradError(
@@ -202,6 +209,19 @@ class _Grad:
                     found.add(name)
         return found
 
+    def _tapeable(self, loop, n, local=False):
+        """A scalar carried across the iterations of a unit-step loop whose bounds read no scalar, tensor data or
+        loop variable: its value at the start of each iteration can be kept in a tape. A top-level loop's tape
+        is filled by the forward pass; a nested loop (``local``), made of scalar assignments only, runs forward
+        again in the reverse sweep of its enclosing block to fill it."""
+        if not isinstance(loop, ast.For) or loop_step(loop) is not None or not self.scalar(n):
+            return False
+        start, stop = loop_bounds(loop)
+        bounds = _names(start) | _names(stop)
+        if self.dependent(bounds) or bounds & self.loop_vars:
+            return False
+        return not local or all(isinstance(b, ast.Assign) and isinstance(b.targets[0], ast.Name) for b in loop.body)
+
     def dependent(self, names):
         """Of ``names``, those whose values the reverse sweep must make sure of (not inputs, loop vars, nor
         tensors whose final forward values are the values every read saw)."""
@@ -230,8 +250,16 @@ class _Grad:
     def slice(self, prefix, needs, s, block, top):
         """Forward statements of ``prefix`` that recompute ``needs``; and the needs left for the enclosing block."""
         needs = dict(needs)
-        for n, node in needs.items():
+        replay = None
+        for n, node in list(needs.items()):
             if n in self.writes(s) and not (isinstance(s, ast.Assign)):
+                if self._tapeable(s, n, local=not top):
+                    self.tapes.setdefault(id(s), (s, {}, not top))[1][n] = f"_tape{next(self.counter)}_{n}"
+                    if top:
+                        del needs[n]        # each reverse iteration restores it from the forward pass's tape
+                    else:
+                        replay = s          # the loop runs forward again here, filling the tape
+                    continue
                 self.fail(node, f"'{n}' is read non-linearly (or as an index) inside a loop that also writes it "
                                 f"(a value carried across iterations)")
         if top:
@@ -243,6 +271,8 @@ class _Grad:
                     self.fail(node, f"'{n}' is read non-linearly (or as an index) but written again afterwards")
             return [], {}
         wanted = set(needs)
+        if replay is not None:
+            wanted |= self.dependent(_names(replay))
         chosen = []
         for p in reversed(prefix):
             w = self.writes(p)
@@ -261,9 +291,11 @@ class _Grad:
         lines = []
         for p in chosen:
             lines += self.forward_lines(p, rename=True)
+        if replay is not None:
+            lines += self.forward_lines(replay, rename=True, tape=True)
         return lines, rest
 
-    def forward_lines(self, s, rename=False, indent=0):
+    def forward_lines(self, s, rename=False, indent=0, tape=False):
         pad = "    " * indent
         r = self.rn if rename else _u
         if isinstance(s, ast.For):
@@ -271,6 +303,9 @@ class _Grad:
             step = loop_step(s)
             tail = f", {r(step)}" if step is not None else ""
             out = [f"{pad}for {s.target.id} in range({r(start)}, {r(stop)}{tail}):"]
+            if id(s) in self.tapes and (tape or not rename and not self.tapes[id(s)][2]):
+                for n, buf in self.tapes[id(s)][1].items():
+                    out.append(f"{pad}    {buf}[{s.target.id} - ({_u(start)})] = {self.rn(n) if rename else n}")
             for b in s.body:
                 out += self.forward_lines(b, rename, indent + 1)
             return out
@@ -307,7 +342,7 @@ class _Grad:
             for n in self.dependent(_names(start) | _names(stop)):
                 needs.setdefault(n, s)
             head = f"for {s.target.id} in range(({self.rn(stop)}) - 1, ({self.rn(start)}) - 1, -1):"
-            return [head] + ["    " + b for b in body], needs
+            return [head, f"    {_TAPE_MARK}{id(s)}"] + ["    " + b for b in body], needs
         if isinstance(s, ast.If):
             b1, n1 = self.rev_block(s.body, False)
             b2, n2 = self.rev_block(s.orelse, False)
@@ -379,6 +414,11 @@ class _Grad:
         grads = [a for a in info.args if a not in self.scalar_args]
         for a in grads:
             add(f"_dx_{a} = output_tensor({a}.shape, {a}.dtype)")
+        rev, needs = self.rev_block(body, True)            # first: it decides which scalars are taped
+        for loop, tapes, _ in self.tapes.values():
+            start, stop = loop_bounds(loop)
+            for tape in tapes.values():
+                add(f"{tape} = allocate((({_u(stop)}) - ({_u(start)}),), 'float64')")
         for s in body:
             for line in self.forward_lines(s):
                 add(line.replace("output_tensor(", "allocate("))
@@ -389,8 +429,17 @@ class _Grad:
             if self.is_float(n):
                 add(f"for _g in grid({n}.shape):")
                 add(f"    _d_{n}[_g] = {dy}[_g]")
-        rev, needs = self.rev_block(body, True)
         for line in rev:
+            stripped = line.lstrip()
+            if stripped.startswith(_TAPE_MARK):
+                entry = self.tapes.get(int(stripped[len(_TAPE_MARK):]))
+                if entry is not None:
+                    pad = line[:len(line) - len(stripped)]
+                    loop, tapes, _ = entry
+                    start = _u(loop_bounds(loop)[0])
+                    for n, tape in tapes.items():
+                        add(f"{pad}{self.rn(n)} = {tape}[{loop.target.id} - ({start})]")
+                continue
             add(line)
         add(f"return {', '.join(f'_dx_{a}' for a in grads)}")
         return "\n".join(lines) + "\n"
