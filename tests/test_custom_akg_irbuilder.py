@@ -163,3 +163,12 @@ def test_kernels_that_mindspore_runs_on_cpu_give_its_values():
     half = akg(ak.gate, reg_info=info)(T(X.astype(np.float16)))
     assert half.dtype == ms.float16
     assert half.asnumpy().tolist() == [[1.0, 1.6484375, 7.390625], [4.48046875, 20.078125, 4.0]]
+
+
+def test_no_automatic_gradient_for_ir_builder_kernels_as_in_mindspore():
+    # MindSpore 2.10: "Illegal primitive Custom's bprop not defined"
+    op = akg(ak.vadd)
+    with pytest.raises(RuntimeError, match="op 'vadd' \\(ops.Custom, func_type='akg'\\) has no bprop"):
+        ms.grad(lambda a: op(a, a).sum())(T(np.ones(3, np.float32)))
+    twice = akg(ak.vadd, bprop=lambda a, b, out, dout: (dout, dout))
+    assert ms.grad(lambda a: twice(a, a).sum())(T(np.ones(3, np.float32))).asnumpy().tolist() == [2.0, 2.0, 2.0]

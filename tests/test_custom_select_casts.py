@@ -113,6 +113,7 @@ def test_one_warning_per_op_and_signature_naming_the_cast():
                         "the kernel runs on its row with casts: input 0 float64 -> float32 (precision lost); "
                         "output 0 computed in float32 (the selected row's dtype), returned as float64 "
                         "(precision lost)")
+    assert caught[0].filename == __file__           # the warning points at the call
     op16, _ = doubling([(F32, F32)], name="f16_in")
     with pytest.warns(UserWarning, match=r"op 'f16_in': .*input 0 float16 -> float32 \(no precision lost\)"):
         op16(ms.Tensor(np.ones(2, np.float16)))

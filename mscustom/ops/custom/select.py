@@ -31,6 +31,8 @@ Example::
 """
 
 import dataclasses
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -183,6 +185,17 @@ class _View:
         self.name, self.kernels = op.name, kernels
 
 
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _caller_level():
+    """The ``stacklevel`` that points a warning at the first frame outside mscustom (the user's call)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _loses(src, dst):
     """Whether converting ``src`` values to ``dst`` can lose precision or range."""
     return not np.can_cast(src, dst, "safe")
@@ -225,7 +238,7 @@ class KernelCasts:
         widened = self.widen16 and all(self.in_from[i] == _F16 and t == _F32 for i, t in self.inputs) and \
             all(f == _F32 and t == _F16 for _, f, t in self.outputs)
         if not widened:
-            warnings.warn(self.message(), UserWarning, stacklevel=4)
+            warnings.warn(self.message(), UserWarning, stacklevel=_caller_level())
 
     def wrap(self, runner, allocates):
         """``runner`` with the inputs cast before it and the outputs cast after it."""
