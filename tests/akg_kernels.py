@@ -177,3 +177,25 @@ def gate(inputs, attrs):
             ib.store(out, i, tvm.if_then_else(v > tvm.const(0, src.dtype), tvm.exp(v), v * v))
         return ib.get()
     return tvm.extern(x.shape, [x], lambda ins, outs: body(outs[0], ins[0]), name="gate", dtype=x.dtype)
+
+
+def wrong_input_count(inputs, attrs):
+    """Reads a third input the op is never given: a Python error while the program is built."""
+    x = inputs[2]
+
+    def body(out, src):
+        ib = tvm.ir_builder.create()
+        return ib.get()
+    return tvm.extern(x.shape, [x], lambda ins, outs: body(outs[0], ins[0]), name="wrong", dtype=x.dtype)
+
+
+def lone_else(inputs, attrs):
+    """An else_scope that follows no if_scope."""
+    x = inputs[0]
+
+    def body(out, src):
+        ib = tvm.ir_builder.create()
+        with ib.else_scope():
+            ib.store(out, 0, ib.load(src, 0))
+        return ib.get()
+    return tvm.extern(x.shape, [x], lambda ins, outs: body(outs[0], ins[0]), name="lone_else", dtype=x.dtype)

@@ -172,3 +172,12 @@ def test_no_automatic_gradient_for_ir_builder_kernels_as_in_mindspore():
         ms.grad(lambda a: op(a, a).sum())(T(np.ones(3, np.float32)))
     twice = akg(ak.vadd, bprop=lambda a, b, out, dout: (dout, dout))
     assert ms.grad(lambda a: twice(a, a).sum())(T(np.ones(3, np.float32))).asnumpy().tolist() == [2.0, 2.0, 2.0]
+
+
+def test_errors_while_building_the_program_name_the_op_and_kernel():
+    with pytest.raises(RuntimeError, match="op 'three': akg ir_builder kernel 'wrong_input_count' raised IndexError "
+                                           "while building its program: list index out of range"):
+        akg(ak.wrong_input_count, name="three")(T(np.ones(2, np.float32)))
+    with pytest.raises(RuntimeError, match="op 'lone': akg ir_builder kernel 'lone_else': else_scope can only "
+                                           "follow an if_scope"):
+        akg(ak.lone_else, name="lone")(T(np.ones(2, np.float32)))

@@ -193,6 +193,8 @@ class Tensor:
         return len(self.shape)
 
     def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
         _trace().fail(f"the tensor attribute '.{name}'")
 
     def index(self, index):
@@ -268,6 +270,8 @@ class IRBuilder:
         self._t = _trace()
 
     def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
         _trace().fail(f"ib.{name}")
 
     def _block(self, header, after=None):
@@ -492,9 +496,11 @@ def trace_source(func, op_name, in_shapes, in_dtypes, attrs, groups=None):
     _CURRENT.trace = t
     try:
         res = run(inputs, dict(attrs))
-    except (AkgSubsetError, RuntimeError):
+    except AkgSubsetError:
         raise
     except Exception as exc:
+        if str(exc).startswith(f"op '{op_name}'"):
+            raise
         raise RuntimeError(f"op '{op_name}': akg ir_builder kernel '{kname}' raised {type(exc).__name__} while "
                            f"building its program: {exc}") from exc
     finally:
