@@ -202,3 +202,16 @@ def test_hybrid_kernels_get_no_cast_as_in_mindspore():
         with pytest.raises(TypeError, match=rf"op 'row_sum32' has no kernel on 'CPU' for inputs "
                                             rf"\({np.dtype(dt).name}/DefaultFormat\)"):
             op(ms.Tensor(np.ones((2, 3), dt)))
+
+
+def test_no_casts_refuses_a_cast_before_and_after_the_plan_exists():
+    from mscustom.ops.custom.select import no_casts
+    op, seen = doubling([(F32, F32)], name="strict")
+    with no_casts():
+        with pytest.raises(TypeError, match="op 'strict': casts are refused inside no_casts\\(\\): .*float64 -> float32"):
+            op(ms.Tensor(np.ones(2)))
+    assert seen == []
+    with pytest.warns(UserWarning, match="op 'strict'"):
+        op(ms.Tensor(np.ones(2)))                   # first cast call outside: announced then
+    with no_casts(), pytest.raises(TypeError, match="casts are refused"):
+        op(ms.Tensor(np.ones(2)))                   # the cached plan refuses too

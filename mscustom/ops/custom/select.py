@@ -30,9 +30,11 @@ Example::
     op(ms.Tensor(np.ones(3)))       # warns once: float64 -> float32, result float64
 """
 
+import contextlib
 import dataclasses
 import os
 import sys
+import threading
 import warnings
 
 import numpy as np
@@ -40,7 +42,7 @@ import numpy as np
 from ..._core.kernel import match_row, select_kernel
 from ._common import GROUPS_KEY
 
-__all__ = ["CASTS", "select", "KernelCasts"]
+__all__ = ["CASTS", "select", "KernelCasts", "no_casts"]
 
 # input dtype -> the dtype MindSpore's CPU selection casts it to when no row takes it as it is
 CASTS = {"float64": "float32", "float16": "float32", "int64": "int32", "int16": "int32"}
@@ -175,6 +177,8 @@ def select(op, target, in_dtypes, in_formats, in_ndims, infer, attrs=None):
     casts = KernelCasts.make(op.name, in_dtypes, kernel_in, out_dtypes, kernel_out)
     if casts is not None:
         casts.widen16 = widen16
+        if getattr(_STRICT, "on", False):       # before the plan exists: nothing is cached or announced
+            raise TypeError(f"op '{op.name}': casts are refused inside no_casts(): {casts.message()}")
     return entry, row, conversions, casts, out_shapes, out_dtypes
 
 
@@ -183,6 +187,28 @@ class _View:
 
     def __init__(self, op, kernels):
         self.name, self.kernels = op.name, kernels
+
+
+_STRICT = threading.local()
+
+
+@contextlib.contextmanager
+def no_casts():
+    """Within this block (this thread), a call that needs a cast raises TypeError instead of casting.
+
+    ``mscustom.testing.check_grad`` uses it to learn whether a function really computes in float64.
+
+    Example::
+
+        with no_casts():
+            op(ms.Tensor(np.ones(3)))        # TypeError if op has only float32 rows
+    """
+    before = getattr(_STRICT, "on", False)
+    _STRICT.on = True
+    try:
+        yield
+    finally:
+        _STRICT.on = before
 
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -241,11 +267,15 @@ class KernelCasts:
             warnings.warn(self.message(), UserWarning, stacklevel=_caller_level())
 
     def wrap(self, runner, allocates):
-        """``runner`` with the inputs cast before it and the outputs cast after it."""
+        """``runner`` with the inputs cast before it and the outputs cast after it (refused inside
+        ``no_casts()``)."""
         ins = self.inputs
         outs = self.outputs
+        strict, op_name, message = _STRICT, self.op_name, self.message
 
         def cast_inputs(arrays):
+            if getattr(strict, "on", False):
+                raise TypeError(f"op '{op_name}': casts are refused inside no_casts(): {message()}")
             if not ins:
                 return arrays
             arrays = list(arrays)
