@@ -181,3 +181,28 @@ def test_errors_while_building_the_program_name_the_op_and_kernel():
     with pytest.raises(RuntimeError, match="op 'lone': akg ir_builder kernel 'lone_else': else_scope can only "
                                            "follow an if_scope"):
         akg(ak.lone_else, name="lone")(T(np.ones(2, np.float32)))
+
+
+def test_mindsporeslike_cell_with_a_dynamic_float16_input():
+    # the shape of MindSpore's own ir_builder test: fusion_type, a dynamic F16_Default input, a constant
+    # out_shape and out_dtype, the list built inside a Cell
+    from mscustom import nn
+    info = (CustomRegOp().fusion_type("OPAQUE").input(0, "x", "dynamic").output(0, "y")
+            .dtype_format(DataType.F16_Default, DataType.F16_Default).target("CPU").get_op_info())
+    assert info["fusion_type"] == "OPAQUE"
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.program = ops.Custom(ak.vadd, out_shape=(4, 5), out_dtype=ms.float16, func_type="akg",
+                                      reg_info=info)
+
+        def construct(self, x, y):
+            return self.program([x, y])
+    x = RNG.standard_normal((4, 5)).astype(np.float16)
+    y = RNG.standard_normal((4, 5)).astype(np.float16)
+    out = Net()(T(x), T(y))
+    assert out.dtype == ms.float16
+    np.testing.assert_array_equal(out.asnumpy(), (x.astype(np.float32) + y).astype(np.float16))
+    with pytest.raises(TypeError, match="3 value must be str"):
+        CustomRegOp().fusion_type(3)
