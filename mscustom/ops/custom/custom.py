@@ -117,7 +117,8 @@ class Custom:
     def __init__(self, func, out_shape=None, out_dtype=None, func_type=None, bprop=None,
                  reg_info=None, *, name=None, **options):
         self.name = _validate.check_name(name if name is not None else _validate.default_name(func))
-        if func_type is None:           # MindSpore's default: "hybrid" for @kernel functions, else "pyfunc"
+        if func_type is None:           # "pyfunc", but "hybrid" for @kernel functions (MindSpore 2.10: pyfunc; see
+            #                             docs/mindspore_custom.md: same values, compiled, rules and bprop derived)
             func_type = "hybrid" if getattr(func, "ms_kernel_flag", False) else "pyfunc"
         kind = _validate.kind_for(func_type, func, self.name)
         if func_type == "akg" and not getattr(func, "ms_kernel_flag", False) and _ir_builder(func):
