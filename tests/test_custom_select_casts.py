@@ -215,3 +215,23 @@ def test_no_casts_refuses_a_cast_before_and_after_the_plan_exists():
         op(ms.Tensor(np.ones(2)))                   # first cast call outside: announced then
     with no_casts(), pytest.raises(TypeError, match="casts are refused"):
         op(ms.Tensor(np.ones(2)))                   # the cached plan refuses too
+
+
+# ---------------------------------------------------------------- aot kernels are cast too
+def test_aot_kernels_are_cast_as_mindspore_casts_them():
+    # MindSpore 2.10, an aot kernel doubling float32 with an F32 row: float64 [1/3, 2] -> Float64
+    # [0.6666666865348816, 4.0]; float16 -> Float16 [0.66650390625, 4.0]. Here: CustomSquare (float32 row).
+    from pathlib import Path
+    lib = Path(__file__).resolve().parents[1] / "aot_kernels/build/libkernels.so"
+    if not lib.is_file():
+        pytest.skip("aot_kernels/build/libkernels.so is not built (make kernels)")
+    op = ops.Custom(f"{lib}:CustomSquare", lambda s: s, lambda d: d, func_type="aot", reg_info=info((F32, F32)))
+    x = np.array([1 / 3, 2.0])
+    out = call_quiet(op, x)
+    assert out.dtype == ms.float64
+    assert out.asnumpy().tolist() == (x.astype(np.float32) ** 2).astype(np.float64).tolist()
+    half = call_quiet(op, x.astype(np.float16))
+    assert half.dtype == ms.float16
+    assert half.asnumpy().tolist() == (x.astype(np.float16).astype(np.float32) ** 2).astype(np.float16).tolist()
+    with pytest.raises(TypeError, match="no kernel on 'CPU' for inputs \\(int32/DefaultFormat\\)"):
+        op(ms.Tensor(np.array([1, 2], np.int32)))
