@@ -420,6 +420,8 @@ def _tvm_namespace():
 
     def extern(shape, inputs, fcompute, name="extern", dtype=None, **kwargs):
         t = _trace()
+        if getattr(t, "outputs", None) is not None:
+            t.fail("a second tvm.extern (a kernel builds one extern program)")
         multi = isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple))
         shapes = list(shape) if multi else [shape]
         dtypes = dtype if isinstance(dtype, (list, tuple)) else [dtype] * len(shapes)
