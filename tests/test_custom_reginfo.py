@@ -34,6 +34,7 @@ def test_get_op_info_has_mindspore_shape():
         "outputs": [{"index": 0, "name": "z", "paramType": "required"}],
         "attr": [{"name": "scale", "paramType": "required", "type": "float", "defaultValue": None,
                   "value": 2.0}],
+        "fusion_type": "",                                  # MindSpore 2.10 has the key too (empty)
         "dtype_format": [(("float32", "DefaultFormat"),) * 3],
         "target": "GPU",
     }

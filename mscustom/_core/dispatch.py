@@ -603,9 +603,16 @@ def _make_plan(op, args, attrs):
     in_dtypes = [t._data.dtype for t in args]
     in_formats = [t._format for t in args]
     target = _settings["device_target"]
-    entry, row, conversions = select_kernel(op, target, in_dtypes, in_formats,
-                                            [len(s) for s in in_shapes])
-    out_shapes, out_dtypes = _infer(op, attrs, in_shapes, in_dtypes, entry)
+    fselect = op.attrs.get("FSelectKernel")
+    casts = None
+    if fselect is None:
+        entry, row, conversions = select_kernel(op, target, in_dtypes, in_formats,
+                                                [len(s) for s in in_shapes])
+        out_shapes, out_dtypes = _infer(op, attrs, in_shapes, in_dtypes, entry)
+    else:       # the op's own selection (ops.Custom: MindSpore's, with casts)
+        entry, row, conversions, casts, out_shapes, out_dtypes = fselect(
+            op, target, in_dtypes, in_formats, [len(s) for s in in_shapes],
+            lambda e: _infer(op, attrs, in_shapes, in_dtypes, e), attrs)
 
     plan = Plan()
     plan.n_out = op.num_outputs
@@ -646,8 +653,14 @@ def _make_plan(op, args, attrs):
     elif out_shapes is None and not entry.allocates:
         raise RuntimeError(f"op '{op.name}': a kernel that writes into preallocated outputs needs "
                            "output shapes; give the op an FInferShape rule")
-    sig = Signature(in_shapes, in_dtypes, in_formats, plan.out_shapes, plan.out_dtypes, attrs, row)
-    plan.runner = entry.bind(op, sig) if entry.bind is not None else entry.fn
+    if casts is None:
+        sig = Signature(in_shapes, in_dtypes, in_formats, plan.out_shapes, plan.out_dtypes, attrs, row)
+        plan.runner = entry.bind(op, sig) if entry.bind is not None else entry.fn
+    else:       # the kernel runs on its row's dtypes; the plan keeps the op's own
+        sig = Signature(in_shapes, casts.kernel_in, in_formats, plan.out_shapes,
+                        casts.kernel_out if casts.kernel_out is not None else plan.out_dtypes, attrs, row)
+        plan.runner = casts.wrap(entry.bind(op, sig) if entry.bind is not None else entry.fn, entry.allocates)
+        casts.warn()
     plan.simple = (plan.n_out == 1 and entry.allocates and out_shapes is not None
                    and not conversions and not plan.out_formats and not plan.timed)
     plan.direct = (plan.timed and not conversions and not plan.restore and not plan.out_formats

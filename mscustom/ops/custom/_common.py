@@ -7,7 +7,8 @@ values travel as ``attrs[name]``.  These helpers turn that back into what the
 user's kernel expects.
 """
 
-__all__ = ["ResultError", "interleave", "attr_values", "call_args", "TEMPLATE_KEY", "POSATTR_KEY", "DYNAMIC_KEY"]
+__all__ = ["ResultError", "interleave", "attr_values", "call_args", "TEMPLATE_KEY", "POSATTR_KEY", "DYNAMIC_KEY",
+           "GROUPS_KEY"]
 
 TEMPLATE_KEY = "__template__"
 DYNAMIC_KEY = "__dynamic__"     # per tensor input: the shape inference sees (-1s, or (-2,)), or None if static
@@ -17,6 +18,7 @@ class ResultError(TypeError):
     """A kernel's result breaks the op's contract; raised as is (the message already names the op)."""
 
 POSATTR_KEY = "__posattrs__"     # attribute values given positionally after the tensor inputs, in order
+GROUPS_KEY = "__groups__"        # per call argument: how many tensors a dynamic input's list holds, or None
 
 
 def call_args(attrs, items):
@@ -29,6 +31,10 @@ def call_args(attrs, items):
     """
     if not attrs:
         return list(items)
+    groups = attrs.get(GROUPS_KEY)
+    if groups is not None:                  # a dynamic input's items as one list
+        it = iter(items)
+        items = [[next(it) for _ in range(n)] if n is not None else next(it) for n in groups]
     args = interleave(attrs.get(TEMPLATE_KEY), items)
     pos = attrs.get(POSATTR_KEY)
     if pos:

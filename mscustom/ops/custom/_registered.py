@@ -27,5 +27,10 @@ def _hybrid(name):
 
 
 register_kind(LazyKind("hybrid", _hybrid("hybrid"), default_targets=("CPU", "GPU")))
-register_kind(LazyKind("akg", _hybrid("akg"), default_targets=("CPU", "GPU")))
+def _akg():
+    from .hybrid import irbuilder
+    return irbuilder.AkgKind()
+
+
+register_kind(LazyKind("akg", _akg, default_targets=("CPU", "GPU")))
 register_kind(LazyKind("aot", _aot, options=(), default_targets=None))

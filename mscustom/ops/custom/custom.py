@@ -41,8 +41,10 @@ from ..._core import dispatch as _dispatch
 from ...tensor import Tensor
 from . import _arity, _dynshape, _outputs, _pin, _validate, report
 from ._common import DYNAMIC_KEY as _DYNAMIC
+from . import _common
 from . import _registered  # noqa: F401  (the built-in kernel kinds)
 from . import bprop as _bprop
+from . import select as _select
 from ._marshal import Marshal
 from .kind import make_entry
 from .reginfo import parse_reg_info
@@ -52,6 +54,28 @@ from .report import KernelStat, OpKernelStat, custom_op_report, custom_op_usage
 __all__ = ["Custom", "custom_op_report", "custom_op_usage", "KernelStat", "OpKernelStat"]
 
 _call = _dispatch.call
+
+
+def _dynamic_groups(op_name, args):
+    """Arguments with each list/tuple of tensors (a dynamic input) kept as a list, and the list lengths
+    (None for a single argument)."""
+    out, groups = [], []
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            if not a or not all(isinstance(t, (Tensor, np.ndarray)) for t in a):
+                raise TypeError(f"op '{op_name}': a dynamic input takes a non-empty list of Tensors, got "
+                                f"{[type(t).__name__ for t in a]}")
+            out.append([t if isinstance(t, Tensor) else Tensor(t) for t in a])
+            groups.append(len(a))
+        else:
+            out.append(a)
+            groups.append(None)
+    return out, tuple(groups)
+
+
+def _ir_builder(func):
+    from .hybrid.irbuilder import is_ir_builder
+    return is_ir_builder(func)
 
 
 def _probe_dtype(a):
@@ -93,10 +117,16 @@ class Custom:
     def __init__(self, func, out_shape=None, out_dtype=None, func_type=None, bprop=None,
                  reg_info=None, *, name=None, **options):
         self.name = _validate.check_name(name if name is not None else _validate.default_name(func))
-        if func_type is None:           # MindSpore's default: "hybrid" for @kernel functions, else "pyfunc"
+        if func_type is None:           # "pyfunc", but "hybrid" for @kernel functions (MindSpore 2.10: pyfunc; see
+            #                             docs/mindspore_custom.md: same values, compiled, rules and bprop derived)
             func_type = "hybrid" if getattr(func, "ms_kernel_flag", False) else "pyfunc"
         kind = _validate.kind_for(func_type, func, self.name)
-        if func_type in ("hybrid", "akg"):
+        if func_type == "akg" and not getattr(func, "ms_kernel_flag", False) and _ir_builder(func):
+            if out_shape is None or out_dtype is None:      # as MindSpore: an ir_builder kernel declares both
+                raise TypeError(f"op '{self.name}': an akg ir_builder kernel needs out_shape and out_dtype "
+                                f"(a shape/dtype or a callable), got out_shape={out_shape!r}, "
+                                f"out_dtype={out_dtype!r}")
+        elif func_type in ("hybrid", "akg"):
             from .hybrid.hook import complete       # outputs and bprop derived from the DSL kernel
             func, out_shape, out_dtype, bprop = complete(func, self.name, out_shape, out_dtype, bprop)
         _validate.check_options(kind, func_type, options, self.name)
@@ -124,6 +154,7 @@ class Custom:
         self._op = extend.def_op(self.name, inputs=None, outputs=n_out, register=False,
                                  doc=f"ops.Custom {func_type} op '{self.name}'")
         _outputs.install_rules(self._op, self._shape_rule, self._dtype_rule, self.name)
+        self._op.attrs["FSelectKernel"] = _select.select      # MindSpore's row choice and casts
         if self._shape_rule.kind == "none":
             _outputs.install_kind_shape_rule(self._op, kind, self.func, self._attr_specs, self.name)
         extend.def_gradient(self._op, _bprop.make_fgradient(self.name, func_type, self.bprop))
@@ -270,9 +301,17 @@ class Custom:
         n = len(args)
         if n < self._lo or n > self._hi:
             _arity.raise_arity(self.name, self._arity, n)
+        groups = None
+        if self.func_type == "akg" and any(isinstance(a, (list, tuple)) for a in args):
+            args, groups = _dynamic_groups(self.name, args)      # a dynamic input: one list of tensors
         if self._pending:
             self._resolve_outputs(args)
-        if not kwargs and self._fast_attrs is not None and all(type(a) is Tensor for a in args):
+        if groups is not None:
+            tensors, attrs = self._marshal.bind([t for a in args for t in (a if isinstance(a, list) else [a])],
+                                                kwargs)
+            attrs = dict(attrs)
+            attrs[_common.GROUPS_KEY] = groups
+        elif not kwargs and self._fast_attrs is not None and all(type(a) is Tensor for a in args):
             tensors, attrs = args, self._fast_attrs
         else:
             tensors, attrs = self._marshal.bind(args, kwargs)
@@ -295,9 +334,16 @@ class Custom:
         with self._lock:
             if not self._pending:
                 return
-            shapes = [list(a.shape) if isinstance(a, (Tensor, np.ndarray)) else a for a in args]
-            dtypes = [a.dtype if isinstance(a, Tensor) else _probe_dtype(a) if isinstance(a, np.ndarray) else a
-                      for a in args]
+            def shape(a):
+                if isinstance(a, list):         # a dynamic input's tensors
+                    return [shape(t) for t in a]
+                return list(a.shape) if isinstance(a, (Tensor, np.ndarray)) else a
+
+            def dtype(a):
+                if isinstance(a, list):
+                    return [dtype(t) for t in a]
+                return a.dtype if isinstance(a, Tensor) else _probe_dtype(a) if isinstance(a, np.ndarray) else a
+            shapes, dtypes = [shape(a) for a in args], [dtype(a) for a in args]
             n, self._wrap = _outputs.resolve_structure(self._shape_rule, self._dtype_rule, shapes, dtypes,
                                                        self._op.num_outputs)
             if n != self._op.num_outputs:

@@ -114,6 +114,7 @@ class CustomRegOp:
         self.inputs = []
         self.outputs = []
         self.attr_ = []
+        self.fusion_type_ = ""
         self.dtype_format_ = []
         self.target_ = "UnKnown"
 
@@ -168,6 +169,13 @@ class CustomRegOp:
                 raise ValueError(f"CustomRegOp '{self.op_name}': each dtype_format entry must be a "
                                  f"(dtype, format) tuple such as DataType.F32_Default, got {arg!r}")
         self.dtype_format_.append(tuple(args))
+        return self
+
+    def fusion_type(self, fusion_type):
+        """MindSpore's fusion hint for graph kernels (such as "OPAQUE"): kept in the info, not used here."""
+        if not isinstance(fusion_type, str):
+            raise TypeError(f"{fusion_type} value must be str")
+        self.fusion_type_ = fusion_type
         return self
 
     def target(self, target=None):

@@ -16,10 +16,17 @@ per input. Its body is:
 Values a partial derivative needs (a scalar, a temporary written in the loop
 body, an index) are recomputed in the reverse sweep from the statements that
 precede the read in its block (a backward slice), or taken from the forward
-pass when nothing writes them afterwards. What cannot be differentiated this
-way is refused with the kernel's file and line: a store whose index reads
-tensor data, a value carried across loop iterations and read non-linearly,
-a temporary updated from itself and read non-linearly, loops with a step.
+pass when nothing writes them afterwards. A tensor written once per element
+and read only at elements already final (``c[i - 1]``, ``x[j]`` for ``j``
+counting up to ``i``: recurrences, triangular solves) is read from the forward
+pass wherever it is needed (``_write_once``). A scalar carried across the
+iterations of a loop and read non-linearly is kept in a tape (``_tapeable``):
+filled by the forward pass for a top-level loop, by running a nested loop of
+scalar assignments forward again for the others. What cannot be
+differentiated this way is refused with the kernel's file and line: a store
+whose index reads tensor data, a value carried across loop iterations that
+cannot be taped or in a tensor that is not write-once, a temporary updated
+from itself and read non-linearly, loops with a step.
 
 Example::
 
@@ -44,6 +51,9 @@ _ZERO_GRAD = {"floor", "ceil", "trunc", "round", "sign", "isnan", "isinf", "isfi
 _FLOAT_CASTS = {"float16", "float32", "float64"}
 
 
+_TAPE_MARK = "#tape:"          # where a reverse loop restores its taped scalars (replaced in ``source``)
+
+
 class HybridGradError(RuntimeError):
     """A hybrid kernel cannot be differentiated automatically; the message says where and suggests bprop=."""
 
@@ -66,6 +76,8 @@ class _Grad:
         self.loop_vars = set()
         self.scalar_home = {}            # scalar -> id of the block (list) that declares it
         self.top_scalars = set()
+        self.final = set()               # write-once tensors read only where their element is final
+        self.tapes = {}                  # id(top-level loop) -> (loop, {scalar: tape buffer})
 
     def fail(self, node, message):
         raise HybridGradError(
@@ -197,9 +209,24 @@ class _Grad:
                     found.add(name)
         return found
 
+    def _tapeable(self, loop, n, local=False):
+        """A scalar carried across the iterations of a unit-step loop whose bounds read no scalar, tensor data or
+        loop variable: its value at the start of each iteration can be kept in a tape. A top-level loop's tape
+        is filled by the forward pass; a nested loop (``local``), made of scalar assignments only, runs forward
+        again in the reverse sweep of its enclosing block to fill it."""
+        if not isinstance(loop, ast.For) or loop_step(loop) is not None or not self.scalar(n):
+            return False
+        start, stop = loop_bounds(loop)
+        bounds = _names(start) | _names(stop)
+        if self.dependent(bounds) or bounds & self.loop_vars:
+            return False
+        return not local or all(isinstance(b, ast.Assign) and isinstance(b.targets[0], ast.Name) for b in loop.body)
+
     def dependent(self, names):
-        """Of ``names``, those whose values the reverse sweep must make sure of (not inputs, loop vars)."""
-        return {n for n in names if (n in self.tensors and n not in self.inputs) or self.scalar(n)}
+        """Of ``names``, those whose values the reverse sweep must make sure of (not inputs, loop vars, nor
+        tensors whose final forward values are the values every read saw)."""
+        return {n for n in names if (n in self.tensors and n not in self.inputs and n not in self.final)
+                or self.scalar(n)}
 
     # ------------------------------------------------------------ reverse sweep
     def rev_block(self, stmts, top):
@@ -223,8 +250,16 @@ class _Grad:
     def slice(self, prefix, needs, s, block, top):
         """Forward statements of ``prefix`` that recompute ``needs``; and the needs left for the enclosing block."""
         needs = dict(needs)
-        for n, node in needs.items():
+        replay = None
+        for n, node in list(needs.items()):
             if n in self.writes(s) and not (isinstance(s, ast.Assign)):
+                if self._tapeable(s, n, local=not top):
+                    self.tapes.setdefault(id(s), (s, {}, not top))[1][n] = f"_tape{next(self.counter)}_{n}"
+                    if top:
+                        del needs[n]        # each reverse iteration restores it from the forward pass's tape
+                    else:
+                        replay = s          # the loop runs forward again here, filling the tape
+                    continue
                 self.fail(node, f"'{n}' is read non-linearly (or as an index) inside a loop that also writes it "
                                 f"(a value carried across iterations)")
         if top:
@@ -236,6 +271,8 @@ class _Grad:
                     self.fail(node, f"'{n}' is read non-linearly (or as an index) but written again afterwards")
             return [], {}
         wanted = set(needs)
+        if replay is not None:
+            wanted |= self.dependent(_names(replay))
         chosen = []
         for p in reversed(prefix):
             w = self.writes(p)
@@ -254,9 +291,11 @@ class _Grad:
         lines = []
         for p in chosen:
             lines += self.forward_lines(p, rename=True)
+        if replay is not None:
+            lines += self.forward_lines(replay, rename=True, tape=True)
         return lines, rest
 
-    def forward_lines(self, s, rename=False, indent=0):
+    def forward_lines(self, s, rename=False, indent=0, tape=False):
         pad = "    " * indent
         r = self.rn if rename else _u
         if isinstance(s, ast.For):
@@ -264,6 +303,9 @@ class _Grad:
             step = loop_step(s)
             tail = f", {r(step)}" if step is not None else ""
             out = [f"{pad}for {s.target.id} in range({r(start)}, {r(stop)}{tail}):"]
+            if id(s) in self.tapes and (tape or not rename and not self.tapes[id(s)][2]):
+                for n, buf in self.tapes[id(s)][1].items():
+                    out.append(f"{pad}    {buf}[{s.target.id} - ({_u(start)})] = {self.rn(n) if rename else n}")
             for b in s.body:
                 out += self.forward_lines(b, rename, indent + 1)
             return out
@@ -300,7 +342,7 @@ class _Grad:
             for n in self.dependent(_names(start) | _names(stop)):
                 needs.setdefault(n, s)
             head = f"for {s.target.id} in range(({self.rn(stop)}) - 1, ({self.rn(start)}) - 1, -1):"
-            return [head] + ["    " + b for b in body], needs
+            return [head, f"    {_TAPE_MARK}{id(s)}"] + ["    " + b for b in body], needs
         if isinstance(s, ast.If):
             b1, n1 = self.rev_block(s.body, False)
             b2, n2 = self.rev_block(s.orelse, False)
@@ -355,6 +397,7 @@ class _Grad:
             if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name) and s.targets[0].id not in info.decls:
                 self.top_scalars.add(s.targets[0].id)
         self._homes(body)
+        self.final = _write_once(body, {n for n in info.decls if self.is_float(n)})
         inplace = [n for n in info.returns if n in info.args]
         if inplace:
             self.fail(info.tree, f"it writes its input(s) {inplace} in place")
@@ -371,6 +414,11 @@ class _Grad:
         grads = [a for a in info.args if a not in self.scalar_args]
         for a in grads:
             add(f"_dx_{a} = output_tensor({a}.shape, {a}.dtype)")
+        rev, needs = self.rev_block(body, True)            # first: it decides which scalars are taped
+        for loop, tapes, _ in self.tapes.values():
+            start, stop = loop_bounds(loop)
+            for tape in tapes.values():
+                add(f"{tape} = allocate((({_u(stop)}) - ({_u(start)}),), 'float64')")
         for s in body:
             for line in self.forward_lines(s):
                 add(line.replace("output_tensor(", "allocate("))
@@ -381,8 +429,17 @@ class _Grad:
             if self.is_float(n):
                 add(f"for _g in grid({n}.shape):")
                 add(f"    _d_{n}[_g] = {dy}[_g]")
-        rev, needs = self.rev_block(body, True)
         for line in rev:
+            stripped = line.lstrip()
+            if stripped.startswith(_TAPE_MARK):
+                entry = self.tapes.get(int(stripped[len(_TAPE_MARK):]))
+                if entry is not None:
+                    pad = line[:len(line) - len(stripped)]
+                    loop, tapes, _ = entry
+                    start = _u(loop_bounds(loop)[0])
+                    for n, tape in tapes.items():
+                        add(f"{pad}{self.rn(n)} = {tape}[{loop.target.id} - ({start})]")
+                continue
             add(line)
         add(f"return {', '.join(f'_dx_{a}' for a in grads)}")
         return "\n".join(lines) + "\n"
@@ -399,6 +456,124 @@ class _Grad:
             elif isinstance(s, ast.If):
                 self._homes(s.body)
                 self._homes(s.orelse)
+
+
+# ---------------------------------------------------------------- loop-carried tensors
+def _index(sub):
+    sl = sub.slice
+    return list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
+
+
+def _visit(stmts, loops, top, stores, reads):
+    """Record every store and read of a tensor element with its enclosing loops and top-level position."""
+    for k, st in enumerate(stmts):
+        pos = k if top is None else top
+        if isinstance(st, ast.For):
+            for n in ast.walk(st.iter):
+                if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name):
+                    reads.append((n, loops, pos))
+            _visit(st.body, loops + [st], pos, stores, reads)
+        elif isinstance(st, ast.If):
+            for n in ast.walk(st.test):
+                if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name):
+                    reads.append((n, loops, pos))
+            _visit(st.body, loops, pos, stores, reads)
+            _visit(st.orelse, loops, pos, stores, reads)
+        elif isinstance(st, ast.Assign):
+            t = st.targets[0]
+            if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                stores.append((t, loops, pos))
+                for i in _index(t):
+                    for n in ast.walk(i):
+                        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name):
+                            reads.append((n, loops, pos))
+            for n in ast.walk(st.value):
+                if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name):
+                    reads.append((n, loops, pos))
+
+
+def _const_int(node):
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
+
+
+def _earlier(expr, var, loops):
+    """Whether index ``expr`` names an element before ``var``'s current one: ``var - c`` (c > 0), or a loop
+    variable (of ``loops``) counting from a non-negative start up to ``var`` or ``var - c``."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub) and isinstance(expr.left, ast.Name) \
+            and expr.left.id == var and (_const_int(expr.right) or 0) > 0:
+        return True
+    if isinstance(expr, ast.Name):
+        loop = next((lp for lp in loops if lp.target.id == expr.id), None)
+        if loop is None or loop_step(loop) is not None:
+            return False
+        start, stop = loop_bounds(loop)
+        return (_const_int(start) is not None and _const_int(start) >= 0
+                and (isinstance(stop, ast.Name) and stop.id == var or _earlier(stop, var, []) or
+                     _ast_eq(stop, ast.Name(var))))
+    return False
+
+
+def _ast_eq(a, b):
+    return ast.dump(a) == ast.dump(b)
+
+
+def _write_once(body, candidates):
+    """Tensors of ``candidates`` whose every element is written at most once and read only after that write
+    (or never written), so the forward pass's final values are the values each read saw.
+
+    Stores: at the top level with constant indices, and at most one store inside loops whose index is
+    exactly the enclosing loops' variables (unit steps), after the constant stores and below the first
+    loop's constant start. Reads: in a later top-level statement, or inside that loop nest at an element
+    before the current one in iteration order (``i - 1``; ``j`` counting up to ``i``).
+    """
+    stores, reads = [], []
+    _visit(body, [], None, stores, reads)
+    safe = set()
+    for name in candidates:
+        mine = [(t, lp, pos) for t, lp, pos in stores if t.value.id == name]
+        looped = [(t, lp, pos) for t, lp, pos in mine if lp]
+        fixed = [(t, lp, pos) for t, lp, pos in mine if not lp]
+        if len(looped) > 1 or not mine:
+            continue
+        consts = [[_const_int(i) for i in _index(t)] for t, _, _ in fixed]
+        if any(c is None for cs in consts for c in cs) or len({tuple(c) for c in consts}) != len(consts):
+            continue
+        ok = True
+        nest = None
+        if looped:
+            t, nest, spos = looped[0]
+            idx = _index(t)
+            ok = len(idx) == len(nest) and all(isinstance(i, ast.Name) and i.id == lp.target.id and
+                                               loop_step(lp) is None for i, lp in zip(idx, nest))
+            start = _const_int(loop_bounds(nest[0])[0]) if ok else None
+            ok = ok and all(pos < spos for _, _, pos in fixed) and \
+                all(start is not None and c[0] < start for c in consts)
+        last = max(pos for _, _, pos in mine)
+        for r, rloops, rpos in reads:
+            if not ok:
+                break
+            if not (isinstance(r.value, ast.Name) and r.value.id == name):
+                continue
+            if rpos > last:
+                continue
+            if nest is None or nest[0] not in rloops:
+                ok = False
+                break
+            ridx = _index(r)
+            if len(ridx) != len(nest):
+                ok = False
+                break
+            verdict = False
+            for k, lp in enumerate(nest):
+                var = lp.target.id
+                if lp in rloops and isinstance(ridx[k], ast.Name) and ridx[k].id == var:
+                    continue
+                verdict = lp in rloops and _earlier(ridx[k], var, rloops)
+                break
+            ok = verdict
+        if ok:
+            safe.add(name)
+    return safe
 
 
 def gradient_source(info, meta, op_name=None, scalar_args=()):
