@@ -26,6 +26,7 @@ Example::
 """
 
 import contextlib
+import threading
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -33,6 +34,7 @@ from threadpoolctl import ThreadpoolController
 from .. import dtype as _dt
 from .._core.dispatch import call
 from . import functional as F
+from . import _cnn_loops
 from ._builtin import defop, tensor_arg
 
 _window_view = np.lib.stride_tricks.sliding_window_view
@@ -161,7 +163,7 @@ def _dy_matrix(dy, g):
     return dy.reshape(n, g, o // g, oh, ow).transpose(1, 2, 0, 3, 4).reshape(g, o // g, n * oh * ow)
 
 
-def _conv2d_compute(attrs, ins):
+def _conv2d_ref(attrs, ins):
     x, w = ins
     g = attrs["groups"]
     n = x.shape[0]
@@ -194,7 +196,7 @@ def _col2im(dcols, x_shape, w_shape, attrs, oh, ow):
     return dxp
 
 
-def _backprop_input_compute(attrs, ins):
+def _backprop_input_ref(attrs, ins):
     dy, w = ins
     g = attrs["groups"]
     o, cg, kh, kw = w.shape
@@ -204,7 +206,7 @@ def _backprop_input_compute(attrs, ins):
     return _col2im(dcols, attrs["x_shape"], w.shape, attrs, oh, ow)
 
 
-def _backprop_filter_compute(attrs, ins):
+def _backprop_filter_ref(attrs, ins):
     x, dy = ins
     g = attrs["groups"]
     w_shape = attrs["w_shape"]
@@ -213,6 +215,103 @@ def _backprop_filter_compute(attrs, ins):
     with _one_blas_thread():
         dw = np.matmul(_dy_matrix(dy, g), cols.transpose(0, 2, 1))    # (g, O/g, C/g*kh*kw)
     return dw.reshape(w_shape)
+
+
+# ================================================================== Numba kernels (float32, float64)
+# The reference kernels above gather one (C*kH*kW, N*oH*oW) column matrix, so the product's output
+# and the output gradient each need a transposing copy. The kernels below lay the columns out per
+# sample, (N, C*kH*kW, oH*oW): the batched product W @ cols[n] writes y[n] in NCHW directly, the
+# output gradient is read as a view, and im2col / col2im are single Numba passes that read the
+# padding as zeros instead of copying the input into a padded array.
+_SCRATCH = threading.local()
+_SCRATCH_MAX = 1 << 25          # bytes: larger column matrices are allocated per call, not kept
+
+
+def _scratch(shape, dtype):
+    """An uninitialised array of ``shape`` in this thread's reused buffer (grown as needed).
+
+    Only for the columns a kernel fills and consumes within one call: a
+    thread runs one kernel at a time, so one buffer per dtype suffices.
+    """
+    size = int(np.prod(shape))
+    nbytes = size * dtype.itemsize
+    if nbytes > _SCRATCH_MAX:
+        return np.empty(shape, dtype)
+    bufs = getattr(_SCRATCH, "bufs", None)
+    if bufs is None:
+        bufs = _SCRATCH.bufs = {}
+    buf = bufs.get(dtype)
+    if buf is None or buf.size < size:
+        buf = bufs[dtype] = np.empty(size, dtype)
+    return buf[:size].reshape(shape)
+
+
+def _fast(x, w):
+    """Whether the Numba kernels take these operands (float32/float64 of one dtype)."""
+    return x.dtype in _cnn_loops.FLOATS and x.dtype == w.dtype
+
+
+def _loop_args(attrs, kh, kw, oh, ow):
+    (sh, sw), (dh, dw) = attrs["stride"], attrs["dilation"]
+    t, _, le, _ = attrs["pad"]
+    return kh, kw, sh, sw, dh, dw, t, le, oh, ow
+
+
+def _columns_per_sample(x, kh, kw, attrs, oh, ow):
+    """The (N, C*kH*kW, oH*oW) column matrices of ``x`` (contiguous), in the scratch buffer."""
+    n, c = x.shape[:2]
+    cols = _scratch((n, c * kh * kw, oh * ow), x.dtype)
+    _cnn_loops.get("im2col")(x, cols, *_loop_args(attrs, kh, kw, oh, ow), x.dtype.type(0))
+    return cols
+
+
+def _conv2d_compute(attrs, ins):
+    x, w = ins
+    if not _fast(x, w):
+        return _conv2d_ref(attrs, ins)
+    x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
+    g = attrs["groups"]
+    n = x.shape[0]
+    o, cg, kh, kw = w.shape
+    oh, ow = conv_output_hw(x.shape[2:], (kh, kw), attrs)
+    cols = _columns_per_sample(x, kh, kw, attrs, oh, ow)
+    y = np.empty((n, o, oh, ow), x.dtype)
+    np.matmul(w.reshape(g, o // g, cg * kh * kw), cols.reshape(n, g, cg * kh * kw, oh * ow),
+              out=y.reshape(n, g, o // g, oh * ow))
+    return y
+
+
+def _backprop_input_compute(attrs, ins):
+    dy, w = ins
+    if not _fast(dy, w):
+        return _backprop_input_ref(attrs, ins)
+    dy, w = np.ascontiguousarray(dy), np.ascontiguousarray(w)
+    g = attrs["groups"]
+    o, cg, kh, kw = w.shape
+    n, _, oh, ow = dy.shape
+    x_shape = attrs["x_shape"]
+    dcols = _scratch((n, g, cg * kh * kw, oh * ow), dy.dtype)
+    np.matmul(w.reshape(g, o // g, cg * kh * kw).transpose(0, 2, 1), dy.reshape(n, g, o // g, oh * ow),
+              out=dcols)
+    dx = np.empty(x_shape, dy.dtype)
+    _cnn_loops.get("col2im")(dcols.reshape(n, x_shape[1] * kh * kw, oh * ow), dx,
+                             *_loop_args(attrs, kh, kw, oh, ow), dy.dtype.type(0))
+    return dx
+
+
+def _backprop_filter_compute(attrs, ins):
+    x, dy = ins
+    if not _fast(x, dy):
+        return _backprop_filter_ref(attrs, ins)
+    x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
+    g = attrs["groups"]
+    w_shape = attrs["w_shape"]
+    o, cg, kh, kw = w_shape
+    n, _, oh, ow = dy.shape
+    cols = _columns_per_sample(x, kh, kw, attrs, oh, ow).reshape(n, g, cg * kh * kw, oh * ow)
+    with _one_blas_thread():
+        per_sample = np.matmul(dy.reshape(n, g, o // g, oh * ow), cols.transpose(0, 1, 3, 2))
+    return np.add.reduce(per_sample, 0).reshape(w_shape)
 
 
 # ================================================================== shape and type rules
@@ -277,9 +376,13 @@ def _base_attrs(attrs):
     return {k: attrs[k] for k in ("stride", "pad", "dilation", "groups")}
 
 
-def _conv2d_grad(ins, outs, g, a):
+def _conv2d_grad(ins, outs, g, a, needs=None):
+    """The input and filter gradients; ``needs`` (see ``FGradientNeeds``) skips what no target needs
+    (a network's data: its input gradient is never computed)."""
     x, w = ins
-    return [backprop_input(g[0], w, x.shape, a), backprop_filter(x, g[0], w.shape, a)]
+    gx = backprop_input(g[0], w, x.shape, a) if needs is None or needs[0] else None
+    gw = backprop_filter(x, g[0], w.shape, a) if needs is None or needs[1] else None
+    return [gx, gw]
 
 
 def _backprop_input_grad(ins, outs, g, a):
@@ -294,6 +397,7 @@ def _backprop_filter_grad(ins, outs, g, a):
 
 _CONV2D = defop("conv2d", 2, _conv2d_compute, _conv2d_shape, _float_same("conv2d"), _conv2d_grad,
                 doc="2-D convolution, NCHW, im2col + matmul", arg_names=("x", "weight"))
+_CONV2D.set_attr("FGradientNeeds", True)
 _BACKPROP_INPUT = defop("conv2d_backprop_input", 2, _backprop_input_compute, _backprop_input_shape,
                         _float_same("conv2d_backprop_input"), _backprop_input_grad,
                         doc="gradient of conv2d w.r.t. its input (transposed convolution)",
