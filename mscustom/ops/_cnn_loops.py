@@ -103,40 +103,58 @@ def _col2im(dcols, dx, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, zero):
                             dst[k] = dst[k] + src[_U(base + ox)]
 
 
-def _max_pool(x, out, idx, kh, kw, sh, sw, pt, pl):
+def _max_pool(x, out, idx, kh, kw, sh, sw, pt, pl, ninf):
     n, c, h, w = x.shape
     oh, ow = out.shape[2], out.shape[3]
-    ninf = -np.inf
+    ylo, yhi = _span(oh, sh, -pt, h - kh + 1)         # outputs whose whole window lies inside
+    xlo, xhi = _span(ow, sw, -pl, w - kw + 1)
     for b in range(n):
         for ch in range(c):
             plane = x[b, ch]
             o = out[b, ch]
             ix = idx[b, ch]
             for oy in range(oh):
+                y0 = oy * sh - pt
+                inside_y = ylo <= oy < yhi
                 for ox in range(ow):
-                    m = ninf
-                    best = ninf
-                    k = -1
-                    for i in range(kh):
-                        y = oy * sh + i - pt
-                        for j in range(kw):
-                            xx = ox * sw + j - pl
-                            if 0 <= y < h and 0 <= xx < w:
-                                v = plane[_U(y), _U(xx)]
-                                pos = y * w + xx
-                            else:
-                                v = ninf
-                                pos = -1
-                            if i == 0 and j == 0:
-                                m = v
-                                best = v
-                                k = pos
-                                continue
-                            if v > best:
-                                best = v
-                                k = pos
-                            if not (m >= v or m != m):      # np.maximum(m, v): NaN wins, ties keep m
-                                m = v
+                    x0 = ox * sw - pl
+                    if inside_y and xlo <= ox < xhi:
+                        m = plane[_U(y0), _U(x0)]
+                        best = m
+                        k = y0 * w + x0
+                        for i in range(kh):
+                            row = plane[_U(y0 + i)]
+                            for j in range(kw):
+                                v = row[_U(x0 + j)]
+                                if v > best:
+                                    best = v
+                                    k = (y0 + i) * w + x0 + j
+                                if not (m >= v or m != m):      # np.maximum(m, v): NaN wins, ties keep m
+                                    m = v
+                    else:
+                        m = ninf
+                        best = ninf
+                        k = -1
+                        for i in range(kh):
+                            y = y0 + i
+                            for j in range(kw):
+                                xx = x0 + j
+                                if 0 <= y < h and 0 <= xx < w:
+                                    v = plane[_U(y), _U(xx)]
+                                    pos = y * w + xx
+                                else:
+                                    v = ninf
+                                    pos = -1
+                                if i == 0 and j == 0:
+                                    m = v
+                                    best = v
+                                    k = pos
+                                    continue
+                                if v > best:
+                                    best = v
+                                    k = pos
+                                if not (m >= v or m != m):
+                                    m = v
                     o[_U(oy), _U(ox)] = m
                     ix[_U(oy), _U(ox)] = k
 

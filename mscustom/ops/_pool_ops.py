@@ -154,7 +154,7 @@ def _max_pool_compute(attrs, ins):
     out = np.empty(x.shape[:2] + (oh, ow), x.dtype)
     idx = np.empty(out.shape, np.int32)
     (kh, kw), (sh, sw) = attrs["kernel"], attrs["stride"]
-    _cnn_loops.get("max_pool")(x, out, idx, kh, kw, sh, sw, attrs["pad"][0], attrs["pad"][2])
+    _cnn_loops.get("max_pool")(x, out, idx, kh, kw, sh, sw, attrs["pad"][0], attrs["pad"][2], x.dtype.type(-np.inf))
     return [out, idx]
 
 
