@@ -177,3 +177,41 @@ def test_max_pool_grad_ops_name_themselves_on_bad_input():
     bad = T(np.zeros((1, 1, 3, 2), np.int32))
     with pytest.raises(ValueError, match="op 'max_pool2d_gather': the argmax positions must have shape"):
         call(get_op("max_pool2d_gather"), (x, bad), {k: v for k, v in attrs.items() if k != "x_shape"})
+
+
+def test_loops_load_in_the_background_and_numpy_serves_meanwhile():
+    """A fresh process: calls that could use a loop take NumPy; the REQUESTS-th starts one loading
+    thread; once it is done the loops serve; the values are the same bits either way."""
+    import os
+    import subprocess
+    import sys
+    code = """
+import sys, numpy as np
+import mscustom as ms
+from mscustom.nn.optim import _one_pass
+from mscustom.ops import _graph_loops, _loop_loader
+assert "numba" not in sys.modules
+p = ms.Parameter(ms.Tensor(np.ones((64, _one_pass.MIN_SIZE // 64), np.float32)), name="w")
+g = np.full(p.shape, 0.5, np.float32)
+want = p.asnumpy().copy()
+for _ in range(_loop_loader.REQUESTS - 1):
+    assert not _one_pass.sub_scaled_all([p], [g], 0.1)      # not loaded: the optimizer's NumPy update
+assert not _loop_loader._STATE["started"] and "numba" not in sys.modules
+assert not _one_pass.sub_scaled_all([p], [g], 0.1)          # this request starts the loading thread
+assert _loop_loader._STATE["started"]
+_loop_loader.wait()
+assert _one_pass.sub_scaled_all([p], [g], 0.1) and _graph_loops.ready()
+want -= g * np.float32(0.1)
+np.testing.assert_array_equal(p.asnumpy(), want)
+print("ok")
+"""
+    env = dict(os.environ)
+    env.pop("MSCUSTOM_LOOPS", None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+    off = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env=dict(env, MSCUSTOM_LOOPS="off"))
+    assert off.returncode != 0 and "AssertionError" in off.stderr      # never loaded under "off"
+    bad = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env=dict(env, MSCUSTOM_LOOPS="sometimes"))
+    assert "MSCUSTOM_LOOPS must be 'background', 'now' or 'off', got 'sometimes'" in bad.stderr

@@ -187,7 +187,7 @@ def _dense_into(attrs, ins, outs):
     x, w, b = ins
     o = outs[0]
     np.matmul(x, w.T, out=o)
-    if _graph_loops.rows_fit(o, b):
+    if _graph_loops.rows_fit(o, b) and _graph_loops.ready():
         _graph_loops.get()[0](o, b)     # o += b in one pass (NumPy's broadcast add goes row by row)
     else:
         o += b
@@ -199,7 +199,7 @@ def _dense_relu_into(attrs, ins, outs):
     x, w, b = ins
     o, a = outs
     np.matmul(x, w.T, out=o)
-    if _graph_loops.rows_fit(o, b, a):
+    if _graph_loops.rows_fit(o, b, a) and _graph_loops.ready():
         _graph_loops.get()[1](o, b, a)
     else:
         o += b
@@ -222,7 +222,7 @@ def _relu_grad_sum_into(attrs, ins, outs):
     """``relu_grad`` and the sum of its output over axis 0: ``o = dy * (x > 0)``, ``db = o.sum(0)``."""
     dy, x = ins
     o, db = outs
-    if _graph_loops.rows_fit(o, db, dy, x):
+    if _graph_loops.rows_fit(o, db, dy, x) and _graph_loops.ready():
         _graph_loops.get()[2](dy, x, o, db, o.dtype.type(0))
     else:
         _relu_grad_into(attrs, ins, (o,))

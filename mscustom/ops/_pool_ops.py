@@ -135,7 +135,7 @@ def _max_pool_gather_ref(attrs, ins):
 # the NumPy reference above, converted to positions.
 def _tap_positions(idx, x_shape, attrs):
     """The reference's per-output tap index as flat input positions (-1 for padding)."""
-    (kh, kw), (sh, sw) = attrs["kernel"], attrs["stride"]
+    kw, (sh, sw) = attrs["kernel"][1], attrs["stride"]
     t, _, le, _ = attrs["pad"]
     h, w = x_shape[2:]
     oh, ow = idx.shape[2:]
