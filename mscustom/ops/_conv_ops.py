@@ -294,10 +294,14 @@ def _conv2d_compute(attrs, ins):
     return y
 
 
-def _backprop_input_compute(attrs, ins):
+def _backprop_input_compute(attrs, ins, out=None):
+    """The input gradient; into ``out`` (C-contiguous, of the input's shape) where given (graph replays)."""
     dy, w = ins
     if not _fast(dy, w):
-        return _backprop_input_ref(attrs, ins)
+        if out is None:
+            return _backprop_input_ref(attrs, ins)
+        np.copyto(out, _backprop_input_ref(attrs, ins))
+        return out
     dy, w = np.ascontiguousarray(dy), np.ascontiguousarray(w)
     g = attrs["groups"]
     o, cg, kh, kw = w.shape
@@ -306,7 +310,7 @@ def _backprop_input_compute(attrs, ins):
     dcols = _scratch((n, g, cg * kh * kw, oh * ow), dy.dtype)
     np.matmul(w.reshape(g, o // g, cg * kh * kw).transpose(0, 2, 1), dy.reshape(n, g, o // g, oh * ow),
               out=dcols)
-    dx = np.empty(x_shape, dy.dtype)
+    dx = np.empty(x_shape, dy.dtype) if out is None else out
     _cnn_loops.get("col2im")(dcols.reshape(n, x_shape[1] * kh * kw, oh * ow), dx,
                              *_loop_args(attrs, kh, kw, oh, ow), dy.dtype.type(0))
     return dx
@@ -420,6 +424,75 @@ _BACKPROP_FILTER = defop("conv2d_backprop_filter", 2, _backprop_filter_compute, 
                          doc="gradient of conv2d w.r.t. its weight", arg_names=("x", "dy"))
 
 
+# ---------------------------------------------------------------- convolution with its bias, one op
+# ``conv2d(x, w, bias)`` with a bias of the output channels (O,) in the same dtype: the products write
+# NCHW, then one broadcast add per channel; the gradient adds the bias's, the output gradient summed
+# over (N, H, W) (what ``add``'s gradient of the former ``y + bias.reshape(1, -1, 1, 1)`` gave).
+# Graph replays run it into their buffers and, followed by ReLU, as one kernel: the products,
+# then the bias add and the ReLU in one Numba pass (``_graph_kernels``).
+def _add_bias(y, b):
+    y += b.reshape(-1, 1, 1)
+
+
+def _conv2d_bias_compute(attrs, ins):
+    x, w, b = ins
+    y = _conv2d_compute(attrs, (x, w))
+    _add_bias(y, b)
+    return y
+
+
+def conv2d_bias_into(attrs, ins, outs):
+    """``conv2d`` with its bias written into ``outs[0]`` (an NCHW C-contiguous array of the output)."""
+    x, w, b = ins
+    y = outs[0]
+    if not _fast(x, w) or not y.flags.c_contiguous:
+        np.copyto(y, _conv2d_bias_compute(attrs, ins))
+        return
+    conv2d_products_into(attrs, x, w, y)
+    _add_bias(y, b)
+
+
+def conv2d_products_into(attrs, x, w, y):
+    """The products of a float32/float64 convolution written into the C-contiguous NCHW ``y``."""
+    x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
+    g = attrs["groups"]
+    n = x.shape[0]
+    o, cg, kh, kw = w.shape
+    oh, ow = y.shape[2:]
+    cols = _columns_per_sample(x, kh, kw, attrs, oh, ow)
+    np.matmul(w.reshape(g, o // g, cg * kh * kw), cols.reshape(n, g, cg * kh * kw, oh * ow),
+              out=y.reshape(n, g, o // g, oh * ow))
+
+
+def _conv2d_bias_shape(attrs, shapes):
+    out = _check_conv("conv2d", shapes[0], shapes[1], attrs)
+    if list(shapes[2]) != [out[1]]:
+        raise ValueError(f"op 'conv2d_bias': the bias must have shape [{out[1]}] (the output channels), "
+                         f"got {list(shapes[2])}")
+    return shapes, [out]
+
+
+def _conv2d_bias_type(attrs, dtypes):
+    _float_same("conv2d_bias")(attrs, dtypes[:2])
+    if dtypes[2] is not dtypes[0]:
+        raise TypeError(f"op 'conv2d_bias': the bias must have the input's dtype {dtypes[0].name}, "
+                        f"got {dtypes[2].name}")
+    return dtypes, [dtypes[0]]
+
+
+def _conv2d_bias_grad(ins, outs, g, a, needs=None):
+    x, w, b = ins
+    gx, gw = _conv2d_grad((x, w), outs, g, a, None if needs is None else needs[:2])
+    gb = F.reduce_sum(g[0], (0, 2, 3), False) if needs is None or needs[2] else None
+    return [gx, gw, gb]
+
+
+_CONV2D_BIAS = defop("conv2d_bias", 3, _conv2d_bias_compute, _conv2d_bias_shape, _conv2d_bias_type,
+                     _conv2d_bias_grad, doc="2-D convolution, NCHW, plus a bias per output channel",
+                     arg_names=("x", "weight", "bias"))
+_CONV2D_BIAS.set_attr("FGradientNeeds", True)
+
+
 def _conv(x, w, attrs):
     return call(_CONV2D, (x, w), _base_attrs(attrs))
 
@@ -463,10 +536,13 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
         ops.conv2d(x, w, pad_mode="same")        # same H, W as x for stride 1
     """
     x, w = tensor_arg(input, "conv2d"), tensor_arg(weight, "conv2d")
-    y = call(_CONV2D, (x, w), _conv_attrs("conv2d", x, w, stride, pad_mode, padding, dilation, groups))
-    if bias is not None:
-        y = F.add(y, F.reshape(tensor_arg(bias, "conv2d"), (1, -1, 1, 1)))
-    return y
+    attrs = _conv_attrs("conv2d", x, w, stride, pad_mode, padding, dilation, groups)
+    if bias is None:
+        return call(_CONV2D, (x, w), attrs)
+    b = tensor_arg(bias, "conv2d")
+    if b._data.shape == (w._data.shape[0],) and b._data.dtype == x._data.dtype == w._data.dtype:
+        return call(_CONV2D_BIAS, (x, w, b), attrs)
+    return F.add(call(_CONV2D, (x, w), attrs), F.reshape(b, (1, -1, 1, 1)))
 
 
 def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1,  # noqa: A002
