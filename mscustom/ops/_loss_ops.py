@@ -281,12 +281,12 @@ def _load_rows():
     shift, finish, loss_only, grad_only = loops
     for dt in _FLOATS:
         for lt in (np.int32, np.int64):
-            x, labels, v = np.zeros((1, 2), dt), np.zeros(1, lt), np.ones(1, dt)
-            p = np.empty((1, 2), dt)
-            shift(x, p, v)
-            finish(x, labels, v, v, v, p, np.empty(1, dt), dt.type(1), _ONE[dt])
-            loss_only(x, labels, v, v, np.empty(1, dt))
-            grad_only(labels, v, p, dt.type(1), _ONE[dt])
+            x, labels, p = np.zeros((1, 2), dt), np.zeros(1, lt), np.empty((1, 2), dt)
+            m, s, ls = np.empty(1, dt), np.ones(1, dt), np.zeros(1, dt)
+            shift(x, p, m)
+            finish(x, labels, m, s, ls, p, np.empty(1, dt), dt.type(1), _ONE[dt])
+            loss_only(x, labels, m, ls, np.empty(1, dt))
+            grad_only(labels, s, p, dt.type(1), _ONE[dt])
     return loops
 
 
