@@ -1,11 +1,14 @@
 """Convolutions (NCHW): ``conv2d``, ``conv1d``, ``conv2d_transpose`` and their backprop ops.
 
-The kernels are im2col + one BLAS matrix product per group: the padded
-input's sliding windows (``np.lib.stride_tricks.sliding_window_view``, no
-copy) are gathered once into a column matrix and multiplied by the
-flattened filters. The input gradient is the transposed product followed by
-col2im (one strided add per kernel tap); the filter gradient is the product
-of the output gradient with the column matrix.
+The kernels are im2col + BLAS matrix products. For float32 and float64,
+Numba loops (``_cnn_loops.py``) write each sample's columns into a reused
+buffer, the batched product writes the NCHW output directly, the input
+gradient is the transposed product followed by col2im in one pass, and the
+filter gradient sums the per-sample products (see "Numba kernels" below).
+Other dtypes take the NumPy reference kernels: the padded input's sliding
+windows (``np.lib.stride_tricks.sliding_window_view``, no copy) gathered once
+into one column matrix for the whole batch, col2im as one strided add per
+kernel tap. ``conv2d`` with a bias is one op, ``conv2d_bias``.
 
 The three ops close over each other, so gradients of gradients work:
 

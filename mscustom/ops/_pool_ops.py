@@ -1,15 +1,20 @@
 """Pooling (NCHW): ``max_pool2d``, ``avg_pool2d``, ``adaptive_avg_pool2d``.
 
-Max and average pooling loop over the kernel taps (kH * kW strided NumPy
-operations over the whole batch), never over output positions. Max pooling
-keeps the index of the first maximum of each window (as MindSpore does); its
-gradient routes each output gradient to that element.
+Float32 and float64 pooling run as Numba loops (``_cnn_loops.py``), one pass
+each way. Max pooling keeps the first maximum of each window (as MindSpore
+does): the op ``max_pool2d`` has a second, int32 output, the flat input
+position of that element per window (-1 where it is padding), and its
+gradient adds each output gradient there without recomputing the forward.
+Other float dtypes run the NumPy reference kernels below (a loop over the
+kernel taps, kH * kW strided operations over the whole batch), which the
+tests pin the loops to.
 
 The gradient ops close over each other so second derivatives work:
-``max_pool2d_grad(x, dy)`` has gradient ``max_pool2d_gather(x, G)`` w.r.t.
-``dy`` and vice versa; ``avg_pool2d_grad`` has gradient ``avg_pool2d``.
-``adaptive_avg_pool2d`` is two matrix products with fixed averaging
-matrices, so its gradient comes from ``matmul``'s.
+``max_pool2d_grad(dy, argmax)`` (a scatter) has gradient
+``max_pool2d_gather(G, argmax)`` w.r.t. ``dy`` and vice versa;
+``avg_pool2d_grad`` has gradient ``avg_pool2d``. ``adaptive_avg_pool2d`` is
+two matrix products with fixed averaging matrices, so its gradient comes
+from ``matmul``'s.
 
 Example::
 
