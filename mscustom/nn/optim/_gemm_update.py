@@ -90,7 +90,7 @@ def _load_cffi():
     if not fns:
         return None
     import cffi
-    lib_ct, path, prefix = fns["_keep"]
+    lib_ct, path, prefix = fns["_keep"][:3]
     ffi = cffi.FFI()
     for ch, ct in (("s", "float"), ("d", "double")):
         ffi.cdef(f"void {prefix}{ch}gemm64_(int, int, int, int64_t, int64_t, int64_t, {ct}, intptr_t, int64_t, "
