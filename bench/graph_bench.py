@@ -15,7 +15,7 @@ from threadpoolctl import threadpool_limits
 import mscustom as ms
 from mscustom import nn, ops
 
-from baselines import numpy_mlp_step
+from baselines import numpy_lenet_step, numpy_mlp_step
 
 
 def _best_ms(fn, steps, repeat=3):
@@ -73,6 +73,50 @@ def bench_mlp(report):
     report("MLP 784-256-128-10 SGD step, graph", t_graph, "ms", "NumPy step by hand", t_np,
            "<= 1.0x by hand", t_graph <= 1.0 * t_np)
     report("MLP 784-256-128-10 SGD step, eager", t_eager, "ms", "NumPy step by hand", t_np,
+           "<= 1.3x by hand", t_eager <= 1.3 * t_np)
+
+
+# ------------------------------------------------------------------ LeNet-like CNN, batch 32 of 1x28x28, SGD
+def _lenet(mode):
+    ms.set_context(mode=mode)
+    net = nn.SequentialCell(nn.Conv2d(1, 16, 3, pad_mode="valid", has_bias=True), nn.ReLU(),
+                            nn.MaxPool2d(2, 2), nn.Conv2d(16, 32, 3, pad_mode="valid", has_bias=True), nn.ReLU(),
+                            nn.MaxPool2d(2, 2), nn.Flatten(), nn.Dense(800, 10))
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), 0.01))
+    step.set_train()
+    return step, net.trainable_params()
+
+
+def bench_lenet(report):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((32, 1, 28, 28)).astype(np.float32)
+    y = rng.integers(0, 10, 32).astype(np.int32)
+    xt, yt = ms.Tensor(x), ms.Tensor(y)
+    eager_step, eager_params = _lenet(ms.PYNATIVE_MODE)
+    graph_step, graph_params = _lenet(ms.GRAPH_MODE)
+    hand = [p.asnumpy().copy() for p in eager_params]
+    for p, h in zip(graph_params, hand):
+        p.set_data(ms.Tensor(h))
+    for _ in range(3):                  # the same three steps three ways give the same weights
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        loss_e = float(eager_step(xt, yt).asnumpy())
+        ms.set_context(mode=ms.GRAPH_MODE)
+        loss_g = float(graph_step(xt, yt).asnumpy())
+        loss_np = float(numpy_lenet_step(hand, x, y, np.float32(0.01)))
+    for loss in (loss_e, loss_g):
+        assert abs(loss - loss_np) < 1e-4 * max(1.0, abs(loss_np)), (loss_e, loss_g, loss_np)
+    for pe, pg, h in zip(eager_params, graph_params, hand):
+        assert np.allclose(pe.asnumpy(), h, rtol=1e-3, atol=1e-5)
+        assert np.allclose(pg.asnumpy(), h, rtol=1e-3, atol=1e-5)
+    t = _interleaved_ms({"np": (lambda: numpy_lenet_step(hand, x, y, np.float32(0.01)), 5),
+                         "eager": (lambda: eager_step(xt, yt), 5, lambda: ms.set_context(mode=ms.PYNATIVE_MODE)),
+                         "graph": (lambda: graph_step(xt, yt), 5, lambda: ms.set_context(mode=ms.GRAPH_MODE))})
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    t_np, t_eager, t_graph = t["np"], t["eager"], t["graph"]
+    report("LeNet-like CNN SGD step, batch 32, graph", t_graph, "ms", "NumPy step by hand", t_np,
+           "<= 1.0x by hand", t_graph <= 1.0 * t_np)
+    report("LeNet-like CNN SGD step, batch 32, eager", t_eager, "ms", "NumPy step by hand", t_np,
            "<= 1.3x by hand", t_eager <= 1.3 * t_np)
 
 
@@ -143,6 +187,7 @@ def bench_custom_grad(report):
 def bench_graph(report):
     with threadpool_limits(1):
         bench_mlp(report)
+        bench_lenet(report)
         bench_toy(report)
         bench_custom_grad(report)
 

@@ -168,6 +168,8 @@ def _specials(shape, dtype, rng):
 @pytest.mark.parametrize("shape", [(64, 10), (33, 40), (1, 600)])
 def test_dense_relu_and_relu_grad_sum_chains_are_bit_identical_to_the_separate_kernels(dtype, shape):
     """The chained kernels (Numba loops) write exactly what the two separate into kernels write."""
+    from mscustom.ops import _loop_loader
+    _loop_loader.load()                                 # loaded in the background otherwise
     rng = np.random.default_rng(21)
     dense, relu, relu_grad, reduce_sum = (get_op(n) for n in ("dense", "relu", "relu_grad", "reduce_sum"))
     n, m = shape

@@ -265,6 +265,8 @@ def test_train_one_step_cell_errors(rng):
 
 def test_one_pass_sgd_update_is_bit_identical_to_the_two_numpy_passes():
     from mscustom.nn.optim._one_pass import MIN_SIZE, sub_scaled
+    from mscustom.ops import _loop_loader
+    _loop_loader.load()                 # loaded in the background otherwise (NumPy's passes until then)
     rng = np.random.default_rng(7)
     for dt in (np.float32, np.float64):
         for lr in (0.01, 0.3333333, 7, 1e-7):
@@ -304,6 +306,8 @@ def test_plain_sgd_updates_every_parameter_in_one_pass_once_one_is_large(monkeyp
     """sub_scaled_all: the two-pass NumPy values for every parameter, small ones included; nothing done
     (False) when one pair does not fit, or when no parameter is large and the loop is not loaded."""
     from mscustom.nn.optim import _one_pass
+    from mscustom.ops import _loop_loader
+    _loop_loader.load()
     rng = np.random.default_rng(9)
     shapes = [(64, _one_pass.MIN_SIZE // 64), (64,), (3, 5), (2, 2, 3)]
     for dt in (np.float32, np.float64):

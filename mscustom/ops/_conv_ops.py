@@ -1,11 +1,14 @@
 """Convolutions (NCHW): ``conv2d``, ``conv1d``, ``conv2d_transpose`` and their backprop ops.
 
-The kernels are im2col + one BLAS matrix product per group: the padded
-input's sliding windows (``np.lib.stride_tricks.sliding_window_view``, no
-copy) are gathered once into a column matrix and multiplied by the
-flattened filters. The input gradient is the transposed product followed by
-col2im (one strided add per kernel tap); the filter gradient is the product
-of the output gradient with the column matrix.
+The kernels are im2col + BLAS matrix products. For float32 and float64,
+Numba loops (``_cnn_loops.py``) write each sample's columns into a reused
+buffer, the batched product writes the NCHW output directly, the input
+gradient is the transposed product followed by col2im in one pass, and the
+filter gradient sums the per-sample products (see "Numba kernels" below).
+Other dtypes take the NumPy reference kernels: the padded input's sliding
+windows (``np.lib.stride_tricks.sliding_window_view``, no copy) gathered once
+into one column matrix for the whole batch, col2im as one strided add per
+kernel tap. ``conv2d`` with a bias is one op, ``conv2d_bias``.
 
 The three ops close over each other, so gradients of gradients work:
 
@@ -26,6 +29,7 @@ Example::
 """
 
 import contextlib
+import threading
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -33,12 +37,14 @@ from threadpoolctl import ThreadpoolController
 from .. import dtype as _dt
 from .._core.dispatch import call
 from . import functional as F
+from . import _cnn_loops
 from ._builtin import defop, tensor_arg
 
 _window_view = np.lib.stride_tricks.sliding_window_view
-_BLAS = {"controller": None}
+_BLAS = {"libs": None}
 
 
+@contextlib.contextmanager
 def _one_blas_thread():
     """A context running BLAS on one thread, for the filter gradient's product.
 
@@ -48,13 +54,25 @@ def _one_blas_thread():
     every barrier: measured here 100-400 ms instead of 0.5 ms for a
     (6 x 36864) @ (36864 x 25) product, about a tenth of the calls. One thread
     costs at most about 2x on an idle machine and never stalls.
+
+    The BLAS libraries' own thread setters are called directly (about a
+    microsecond each): threadpoolctl's ``limit`` context re-reads every
+    library's info on entry and exit, about 0.3 ms per product.
     """
-    ctl = _BLAS["controller"]
-    if ctl is None:
-        ctl = _BLAS["controller"] = ThreadpoolController()
-    if not ctl.select(user_api="blas"):
-        return contextlib.nullcontext()
-    return ctl.limit(limits=1, user_api="blas")
+    libs = _BLAS["libs"]
+    if libs is None:
+        libs = _BLAS["libs"] = ThreadpoolController().select(user_api="blas").lib_controllers
+    saved = [lib.get_num_threads() for lib in libs]
+    if all(n == 1 for n in saved):
+        yield
+        return
+    for lib in libs:
+        lib.set_num_threads(1)
+    try:
+        yield
+    finally:
+        for lib, n in zip(libs, saved):
+            lib.set_num_threads(n)
 
 
 # ================================================================== argument helpers
@@ -161,7 +179,7 @@ def _dy_matrix(dy, g):
     return dy.reshape(n, g, o // g, oh, ow).transpose(1, 2, 0, 3, 4).reshape(g, o // g, n * oh * ow)
 
 
-def _conv2d_compute(attrs, ins):
+def _conv2d_ref(attrs, ins):
     x, w = ins
     g = attrs["groups"]
     n = x.shape[0]
@@ -194,7 +212,7 @@ def _col2im(dcols, x_shape, w_shape, attrs, oh, ow):
     return dxp
 
 
-def _backprop_input_compute(attrs, ins):
+def _backprop_input_ref(attrs, ins):
     dy, w = ins
     g = attrs["groups"]
     o, cg, kh, kw = w.shape
@@ -204,7 +222,7 @@ def _backprop_input_compute(attrs, ins):
     return _col2im(dcols, attrs["x_shape"], w.shape, attrs, oh, ow)
 
 
-def _backprop_filter_compute(attrs, ins):
+def _backprop_filter_ref(attrs, ins):
     x, dy = ins
     g = attrs["groups"]
     w_shape = attrs["w_shape"]
@@ -213,6 +231,107 @@ def _backprop_filter_compute(attrs, ins):
     with _one_blas_thread():
         dw = np.matmul(_dy_matrix(dy, g), cols.transpose(0, 2, 1))    # (g, O/g, C/g*kh*kw)
     return dw.reshape(w_shape)
+
+
+# ================================================================== Numba kernels (float32, float64)
+# The reference kernels above gather one (C*kH*kW, N*oH*oW) column matrix, so the product's output
+# and the output gradient each need a transposing copy. The kernels below lay the columns out per
+# sample, (N, C*kH*kW, oH*oW): the batched product W @ cols[n] writes y[n] in NCHW directly, the
+# output gradient is read as a view, and im2col / col2im are single Numba passes that read the
+# padding as zeros instead of copying the input into a padded array.
+_SCRATCH = threading.local()
+_SCRATCH_MAX = 1 << 25          # bytes: larger column matrices are allocated per call, not kept
+
+
+def _scratch(shape, dtype):
+    """An uninitialised array of ``shape`` in this thread's reused buffer (grown as needed).
+
+    Only for the columns a kernel fills and consumes within one call: a
+    thread runs one kernel at a time, so one buffer per dtype suffices.
+    """
+    size = int(np.prod(shape))
+    nbytes = size * dtype.itemsize
+    if nbytes > _SCRATCH_MAX:
+        return np.empty(shape, dtype)
+    bufs = getattr(_SCRATCH, "bufs", None)
+    if bufs is None:
+        bufs = _SCRATCH.bufs = {}
+    buf = bufs.get(dtype)
+    if buf is None or buf.size < size:
+        buf = bufs[dtype] = np.empty(size, dtype)
+    return buf[:size].reshape(shape)
+
+
+def _fast(x, w):
+    """Whether the Numba kernels take these operands (float32/float64 of one dtype)."""
+    return x.dtype in _cnn_loops.FLOATS and x.dtype == w.dtype
+
+
+def _loop_args(attrs, kh, kw, oh, ow):
+    (sh, sw), (dh, dw) = attrs["stride"], attrs["dilation"]
+    t, _, le, _ = attrs["pad"]
+    return kh, kw, sh, sw, dh, dw, t, le, oh, ow
+
+
+def _columns_per_sample(x, kh, kw, attrs, oh, ow):
+    """The (N, C*kH*kW, oH*oW) column matrices of ``x`` (contiguous), in the scratch buffer."""
+    n, c = x.shape[:2]
+    cols = _scratch((n, c * kh * kw, oh * ow), x.dtype)
+    _cnn_loops.get("im2col")(x, cols, *_loop_args(attrs, kh, kw, oh, ow), x.dtype.type(0))
+    return cols
+
+
+def _conv2d_compute(attrs, ins):
+    x, w = ins
+    if not _fast(x, w):
+        return _conv2d_ref(attrs, ins)
+    x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
+    g = attrs["groups"]
+    n = x.shape[0]
+    o, cg, kh, kw = w.shape
+    oh, ow = conv_output_hw(x.shape[2:], (kh, kw), attrs)
+    cols = _columns_per_sample(x, kh, kw, attrs, oh, ow)
+    y = np.empty((n, o, oh, ow), x.dtype)
+    np.matmul(w.reshape(g, o // g, cg * kh * kw), cols.reshape(n, g, cg * kh * kw, oh * ow),
+              out=y.reshape(n, g, o // g, oh * ow))
+    return y
+
+
+def _backprop_input_compute(attrs, ins, out=None):
+    """The input gradient; into ``out`` (C-contiguous, of the input's shape) where given (graph replays)."""
+    dy, w = ins
+    if not _fast(dy, w):
+        if out is None:
+            return _backprop_input_ref(attrs, ins)
+        np.copyto(out, _backprop_input_ref(attrs, ins))
+        return out
+    dy, w = np.ascontiguousarray(dy), np.ascontiguousarray(w)
+    g = attrs["groups"]
+    o, cg, kh, kw = w.shape
+    n, _, oh, ow = dy.shape
+    x_shape = attrs["x_shape"]
+    dcols = _scratch((n, g, cg * kh * kw, oh * ow), dy.dtype)
+    np.matmul(w.reshape(g, o // g, cg * kh * kw).transpose(0, 2, 1), dy.reshape(n, g, o // g, oh * ow),
+              out=dcols)
+    dx = np.empty(x_shape, dy.dtype) if out is None else out
+    _cnn_loops.get("col2im")(dcols.reshape(n, x_shape[1] * kh * kw, oh * ow), dx,
+                             *_loop_args(attrs, kh, kw, oh, ow), dy.dtype.type(0))
+    return dx
+
+
+def _backprop_filter_compute(attrs, ins):
+    x, dy = ins
+    if not _fast(x, dy):
+        return _backprop_filter_ref(attrs, ins)
+    x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
+    g = attrs["groups"]
+    w_shape = attrs["w_shape"]
+    o, cg, kh, kw = w_shape
+    n, _, oh, ow = dy.shape
+    cols = _columns_per_sample(x, kh, kw, attrs, oh, ow).reshape(n, g, cg * kh * kw, oh * ow)
+    with _one_blas_thread():
+        per_sample = np.matmul(dy.reshape(n, g, o // g, oh * ow), cols.transpose(0, 1, 3, 2))
+    return np.add.reduce(per_sample, 0).reshape(w_shape)
 
 
 # ================================================================== shape and type rules
@@ -277,9 +396,13 @@ def _base_attrs(attrs):
     return {k: attrs[k] for k in ("stride", "pad", "dilation", "groups")}
 
 
-def _conv2d_grad(ins, outs, g, a):
+def _conv2d_grad(ins, outs, g, a, needs=None):
+    """The input and filter gradients; ``needs`` (see ``FGradientNeeds``) skips what no target needs
+    (a network's data: its input gradient is never computed)."""
     x, w = ins
-    return [backprop_input(g[0], w, x.shape, a), backprop_filter(x, g[0], w.shape, a)]
+    gx = backprop_input(g[0], w, x.shape, a) if needs is None or needs[0] else None
+    gw = backprop_filter(x, g[0], w.shape, a) if needs is None or needs[1] else None
+    return [gx, gw]
 
 
 def _backprop_input_grad(ins, outs, g, a):
@@ -294,6 +417,7 @@ def _backprop_filter_grad(ins, outs, g, a):
 
 _CONV2D = defop("conv2d", 2, _conv2d_compute, _conv2d_shape, _float_same("conv2d"), _conv2d_grad,
                 doc="2-D convolution, NCHW, im2col + matmul", arg_names=("x", "weight"))
+_CONV2D.set_attr("FGradientNeeds", True)
 _BACKPROP_INPUT = defop("conv2d_backprop_input", 2, _backprop_input_compute, _backprop_input_shape,
                         _float_same("conv2d_backprop_input"), _backprop_input_grad,
                         doc="gradient of conv2d w.r.t. its input (transposed convolution)",
@@ -301,6 +425,75 @@ _BACKPROP_INPUT = defop("conv2d_backprop_input", 2, _backprop_input_compute, _ba
 _BACKPROP_FILTER = defop("conv2d_backprop_filter", 2, _backprop_filter_compute, _backprop_filter_shape,
                          _float_same("conv2d_backprop_filter"), _backprop_filter_grad,
                          doc="gradient of conv2d w.r.t. its weight", arg_names=("x", "dy"))
+
+
+# ---------------------------------------------------------------- convolution with its bias, one op
+# ``conv2d(x, w, bias)`` with a bias of the output channels (O,) in the same dtype: the products write
+# NCHW, then one broadcast add per channel; the gradient adds the bias's, the output gradient summed
+# over (N, H, W) (what ``add``'s gradient of the former ``y + bias.reshape(1, -1, 1, 1)`` gave).
+# Graph replays run it into their buffers and, followed by ReLU, as one kernel: the products,
+# then the bias add and the ReLU in one Numba pass (``_graph_kernels``).
+def _add_bias(y, b):
+    y += b.reshape(-1, 1, 1)
+
+
+def _conv2d_bias_compute(attrs, ins):
+    x, w, b = ins
+    y = _conv2d_compute(attrs, (x, w))
+    _add_bias(y, b)
+    return y
+
+
+def conv2d_bias_into(attrs, ins, outs):
+    """``conv2d`` with its bias written into ``outs[0]`` (an NCHW C-contiguous array of the output)."""
+    x, w, b = ins
+    y = outs[0]
+    if not _fast(x, w) or not y.flags.c_contiguous:
+        np.copyto(y, _conv2d_bias_compute(attrs, ins))
+        return
+    conv2d_products_into(attrs, x, w, y)
+    _add_bias(y, b)
+
+
+def conv2d_products_into(attrs, x, w, y):
+    """The products of a float32/float64 convolution written into the C-contiguous NCHW ``y``."""
+    x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
+    g = attrs["groups"]
+    n = x.shape[0]
+    o, cg, kh, kw = w.shape
+    oh, ow = y.shape[2:]
+    cols = _columns_per_sample(x, kh, kw, attrs, oh, ow)
+    np.matmul(w.reshape(g, o // g, cg * kh * kw), cols.reshape(n, g, cg * kh * kw, oh * ow),
+              out=y.reshape(n, g, o // g, oh * ow))
+
+
+def _conv2d_bias_shape(attrs, shapes):
+    out = _check_conv("conv2d", shapes[0], shapes[1], attrs)
+    if list(shapes[2]) != [out[1]]:
+        raise ValueError(f"op 'conv2d_bias': the bias must have shape [{out[1]}] (the output channels), "
+                         f"got {list(shapes[2])}")
+    return shapes, [out]
+
+
+def _conv2d_bias_type(attrs, dtypes):
+    _float_same("conv2d_bias")(attrs, dtypes[:2])
+    if dtypes[2] is not dtypes[0]:
+        raise TypeError(f"op 'conv2d_bias': the bias must have the input's dtype {dtypes[0].name}, "
+                        f"got {dtypes[2].name}")
+    return dtypes, [dtypes[0]]
+
+
+def _conv2d_bias_grad(ins, outs, g, a, needs=None):
+    x, w, b = ins
+    gx, gw = _conv2d_grad((x, w), outs, g, a, None if needs is None else needs[:2])
+    gb = F.reduce_sum(g[0], (0, 2, 3), False) if needs is None or needs[2] else None
+    return [gx, gw, gb]
+
+
+_CONV2D_BIAS = defop("conv2d_bias", 3, _conv2d_bias_compute, _conv2d_bias_shape, _conv2d_bias_type,
+                     _conv2d_bias_grad, doc="2-D convolution, NCHW, plus a bias per output channel",
+                     arg_names=("x", "weight", "bias"))
+_CONV2D_BIAS.set_attr("FGradientNeeds", True)
 
 
 def _conv(x, w, attrs):
@@ -346,10 +539,13 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
         ops.conv2d(x, w, pad_mode="same")        # same H, W as x for stride 1
     """
     x, w = tensor_arg(input, "conv2d"), tensor_arg(weight, "conv2d")
-    y = call(_CONV2D, (x, w), _conv_attrs("conv2d", x, w, stride, pad_mode, padding, dilation, groups))
-    if bias is not None:
-        y = F.add(y, F.reshape(tensor_arg(bias, "conv2d"), (1, -1, 1, 1)))
-    return y
+    attrs = _conv_attrs("conv2d", x, w, stride, pad_mode, padding, dilation, groups)
+    if bias is None:
+        return call(_CONV2D, (x, w), attrs)
+    b = tensor_arg(bias, "conv2d")
+    if b._data.shape == (w._data.shape[0],) and b._data.dtype == x._data.dtype == w._data.dtype:
+        return call(_CONV2D_BIAS, (x, w, b), attrs)
+    return F.add(call(_CONV2D, (x, w), attrs), F.reshape(b, (1, -1, 1, 1)))
 
 
 def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1,  # noqa: A002

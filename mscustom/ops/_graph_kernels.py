@@ -21,7 +21,11 @@ replay (``_core/replay.py``) can do better when it owns the output memory:
   with this one as ``fn(attrs, inputs + consumer's other inputs, outputs +
   consumer's outputs)``. A Dense layer and the ReLU after it, and relu's
   gradient and the bias gradient summing it, each become one pass over
-  memory this way (Numba loops, ``_graph_loops.py``).
+  memory this way (Numba loops, ``_graph_loops.py``); so do a convolution's
+  bias add and the ReLU after it (``conv2d_bias``, ``_cnn_loops.py``).
+
+Convolution, its input gradient, max pooling (both outputs) and its gradient
+write into the replay's buffers with the eager kernels' Numba loops.
 
 Each kernel here gives exactly the eager kernel's result (tests compare them).
 Most also carry ``as_calls`` (``_core/calls.py``): the same work as direct
@@ -34,7 +38,7 @@ import numpy as np
 
 from .._core.calls import IN, IN_T, OUT
 from .._core.registry import get_op
-from . import _graph_loops, _loss_ops, _nn_ops
+from . import _cnn_loops, _conv_ops, _graph_loops, _loss_ops, _nn_ops, _pool_ops
 
 __all__ = ["install"]
 
@@ -190,7 +194,7 @@ def _dense_into(attrs, ins, outs):
     x, w, b = ins
     o = outs[0]
     np.matmul(x, w.T, out=o)
-    if _graph_loops.rows_fit(o, b):
+    if _graph_loops.rows_fit(o, b) and _graph_loops.ready():
         _graph_loops.get()[0](o, b)     # o += b in one pass (NumPy's broadcast add goes row by row)
     else:
         o += b
@@ -202,7 +206,7 @@ def _dense_relu_into(attrs, ins, outs):
     x, w, b = ins
     o, a = outs
     np.matmul(x, w.T, out=o)
-    if _graph_loops.rows_fit(o, b, a):
+    if _graph_loops.rows_fit(o, b, a) and _graph_loops.ready():
         _graph_loops.get()[1](o, b, a)
     else:
         o += b
@@ -225,7 +229,7 @@ def _relu_grad_sum_into(attrs, ins, outs):
     """``relu_grad`` and the sum of its output over axis 0: ``o = dy * (x > 0)``, ``db = o.sum(0)``."""
     dy, x = ins
     o, db = outs
-    if _graph_loops.rows_fit(o, db, dy, x):
+    if _graph_loops.rows_fit(o, db, dy, x) and _graph_loops.ready():
         _graph_loops.get()[2](dy, x, o, db, o.dtype.type(0))
     else:
         _relu_grad_into(attrs, ins, (o,))
@@ -256,12 +260,69 @@ def _one_hot_compute(attrs, ins):
     return get_op("one_hot").attrs["FComputeAlloc<cpu>"](attrs, ins)
 
 
+# ------------------------------------------------------------------ convolution and pooling
+def _conv2d_into(attrs, ins, outs):
+    x, w = ins
+    y = outs[0]
+    if _conv_ops._fast(x, w) and y.flags.c_contiguous:
+        _conv_ops.conv2d_products_into(attrs, x, w, y)
+    else:
+        np.copyto(y, _conv_ops._conv2d_compute(attrs, ins))
+
+
+def _conv2d_bias_relu_into(attrs, ins, outs):
+    """``conv2d_bias`` and the ``relu`` of its output: the products into ``y``, then ``y += b`` and
+    ``a = maximum(y, 0)`` in one Numba pass (both values kept: relu's gradient reads ``y``)."""
+    x, w, b = ins
+    y, a = outs
+    if _conv_ops._fast(x, w) and _cnn_loops.fits(y, b, a):
+        _conv_ops.conv2d_products_into(attrs, x, w, y)
+        n, o = y.shape[:2]
+        _cnn_loops.get("bias_relu")(y.reshape(n, o, -1), b, a.reshape(n, o, -1))
+    else:
+        _conv_ops.conv2d_bias_into(attrs, ins, (y,))
+        np.maximum(y, _nn_ops.relu_zero(a.shape, a.dtype), out=a)
+
+
+def _max_pool_into(attrs, ins, outs):
+    x = ins[0]
+    out, idx = outs
+    if x.dtype in _cnn_loops.FLOATS and out.flags.c_contiguous and idx.flags.c_contiguous:
+        (kh, kw), (sh, sw) = attrs["kernel"], attrs["stride"]
+        _cnn_loops.get("max_pool")(np.ascontiguousarray(x), out, idx, kh, kw, sh, sw, attrs["pad"][0],
+                                   attrs["pad"][2], x.dtype.type(-np.inf))
+    else:
+        got = _pool_ops._max_pool_compute(attrs, ins)
+        np.copyto(out, got[0])
+        np.copyto(idx, got[1])
+
+
+def _max_pool_grad_into(attrs, ins, outs):
+    dy, idx = ins
+    dx = outs[0]
+    if dy.dtype in _cnn_loops.FLOATS and dx.flags.c_contiguous:
+        _cnn_loops.get("max_pool_scatter")(np.ascontiguousarray(dy), np.ascontiguousarray(idx), dx,
+                                           dy.dtype.type(0))
+    else:
+        np.copyto(dx, _pool_ops._max_pool_grad_compute(attrs, ins))
+
+
+def _backprop_input_into(attrs, ins, outs):
+    dx = outs[0]
+    if dx.flags.c_contiguous:
+        _conv_ops._backprop_input_compute(attrs, ins, dx)
+    else:
+        np.copyto(dx, _conv_ops._backprop_input_compute(attrs, ins))
+
+
 _INTO = {
     "relu": _relu_into, "relu_grad": _relu_grad_into, "reduce_sum": _reduce_sum_into,
     "reduce_mean": _reduce_mean_into, "cast": _copy_into, "broadcast_to": _broadcast_to_into,
     "log_softmax": _log_softmax_into, "softmax": _softmax_into, "one_hot": _one_hot_into,
     "matmul": _matmul_into, "sparse_softmax_cross_entropy": _sparse_ce_into,
     "sparse_softmax_cross_entropy_grad": _sparse_ce_grad_into, "dense": _dense_into,
+    "conv2d": _conv2d_into, "conv2d_bias": _conv_ops.conv2d_bias_into, "max_pool2d": _max_pool_into,
+    "max_pool2d_grad": _max_pool_grad_into, "conv2d_backprop_input": _backprop_input_into,
 }
 
 _VIEWS = {"transpose": _transpose_view}
@@ -269,6 +330,7 @@ _VIEWS = {"transpose": _transpose_view}
 _FUSED = {"sparse_softmax_cross_entropy": ("sparse_softmax_cross_entropy_grad", 2, _sparse_ce_and_grad_into)}
 
 _CONSUMERS = {"dense": {"relu": (None, _dense_relu_into)},
+              "conv2d_bias": {"relu": (None, _conv2d_bias_relu_into)},
               "relu_grad": {"reduce_sum": (_sums_rows, _relu_grad_sum_into)}}
 
 

@@ -13,9 +13,11 @@ loops here do that work in one pass each:
   (relu's gradient followed by the bias gradient of the Dense before it);
 - ``relu_grad(dy, x, o)``: ``o = dy * (x > 0)`` over 1-D (raveled) arrays.
 
-Graph replays use them from ``_graph_kernels.py``; eager kernels (``dense``,
-``relu_grad``) use them too once Numba is loaded anyway (``ready()``), so a
-small eager program never pays Numba's import.
+Graph replays use them from ``_graph_kernels.py``, eager kernels (``dense``,
+``relu_grad``) too, once they are loaded (``ready()``): the first call that
+fits one starts loading them in a background thread (``_loop_loader.py``)
+and NumPy serves until then, so no step waits for Numba's import, and a small
+model that no loop fits never loads it.
 
 Each does NumPy's per-element operations in NumPy's order and precision:
 ``maximum`` keeps NaN and gives +0.0 for -0.0; ``dy * 0.0`` keeps the sign
@@ -26,15 +28,15 @@ them); only the sign bit of a NaN made by ``inf - inf`` in a sum may differ
 (the compiler may swap an addition's operands). Numba compiles without
 fast-math, so no operation is reordered or fused.
 
-``get()`` compiles on first use (Numba's disk cache makes later processes
-load them in well under a second); callers check dtypes, shapes and
-contiguity first (``fits``), so Numba never compiles a new specialisation
-for an unexpected layout.
+``get()`` loads them at once (compiling them the first time on a machine;
+Numba's disk cache makes later processes load them in well under a second);
+callers check dtypes, shapes and contiguity first (``fits``), so Numba never
+compiles a new specialisation for an unexpected layout.
 """
 
-import sys
-
 import numpy as np
+
+from . import _loop_loader
 
 __all__ = ["get", "fits", "rows_fit", "rows_never", "ready", "MIN_SIZE", "FLOATS"]
 
@@ -83,17 +85,41 @@ def _relu_grad(dy, x, o, zero):
         o[i] = v
 
 
+def _compile():
+    import numba
+    fns = (_bias_add, _bias_relu, _relu_grad_sum, _relu_grad)
+    try:
+        return tuple(numba.njit(nogil=True, cache=True)(f) for f in fns)
+    except Exception:       # no writable cache location: compile in memory only
+        return tuple(numba.njit(nogil=True)(f) for f in fns)
+
+
 def get():
-    """The compiled loops ``(bias_add, bias_relu, relu_grad_sum, relu_grad)``."""
+    """The compiled loops ``(bias_add, bias_relu, relu_grad_sum, relu_grad)``, loaded now if need be."""
     if not _LOOPS:
-        import numba
-        fns = (_bias_add, _bias_relu, _relu_grad_sum, _relu_grad)
-        try:
-            loops = tuple(numba.njit(nogil=True, cache=True)(f) for f in fns)
-        except Exception:       # no writable cache location: compile in memory only
-            loops = tuple(numba.njit(nogil=True)(f) for f in fns)
-        _LOOPS[:] = loops
+        _LOOPS[:] = _compile()
     return _LOOPS
+
+
+def _load():
+    """The loops, each called once per float dtype with the argument types the kernels pass."""
+    loops = _compile()
+    bias_add, bias_relu, relu_grad_sum, relu_grad = loops
+    for dt in FLOATS:
+        o, b = np.zeros((1, 1), dt), np.zeros(1, dt)
+        bias_add(o, b)
+        bias_relu(o, b, np.zeros((1, 1), dt))
+        relu_grad_sum(o, o, np.zeros((1, 1), dt), b, dt.type(0))
+        relu_grad(b, b, np.zeros(1, dt), dt.type(0))
+    return loops
+
+
+def _publish(loops):
+    if not _LOOPS:
+        _LOOPS[:] = loops
+
+
+_loop_loader.register(_load, _publish)
 
 
 def rows_fit(o, b, *more):
@@ -107,8 +133,15 @@ def rows_never(o, b):
 
 
 def ready():
-    """Whether eager kernels should take the loops: compiled already, or Numba imported by something else."""
-    return bool(_LOOPS) or "numba" in sys.modules
+    """Whether kernels should take the loops now: True once they are loaded; otherwise asks for them
+    (``_loop_loader``: loaded in a background thread) and says False, so the caller uses NumPy.
+
+    Callers ask only once a loop fits (size, dtype, layout): small models never load Numba.
+    """
+    if _LOOPS:
+        return True
+    _loop_loader.request()
+    return bool(_LOOPS)
 
 
 def fits(*arrays):

@@ -25,8 +25,6 @@ Example::
     loss = sparse_softmax_cross_entropy(logits, ms.Tensor([0, 2, 1]), "mean")   # a scalar
 """
 
-import sys
-
 import numpy as np
 
 from .._core import capture as _capture
@@ -34,6 +32,7 @@ from .._core.dispatch import call
 from ..tensor import Tensor
 from . import functional as F
 from ._builtin import defop, float_only, tensor_arg
+from . import _loop_loader
 
 __all__ = ["sparse_softmax_cross_entropy", "sparse_softmax_cross_entropy_grad", "LabelRange"]
 
@@ -195,9 +194,9 @@ def grad_into(attrs, ins, o):
 # per-row work (row max and shift; the per-sample loss, the division by the row sums, the one-hot
 # subtraction and the scaling) in NumPy's per-element operations and order, while exp, log and the
 # reductions stay NumPy's own (so the results are bit-identical to the NumPy path; tests check it).
-# Graph replays load them; eager calls use them (the loss and the gradient each alone) only once Numba
-# is imported anyway (a large model's SGD update imports it), so small eager programs never load Numba.
-# Compiled on first use, disk-cached.
+# Graph replays ask for them (``_loop_loader``: loaded in a background thread, NumPy serving until
+# then); eager calls use them (the loss and the gradient each alone) only once they are loaded (a large
+# model's SGD update asks for them), so small eager programs never load Numba. Disk-cached.
 _ROW_LOOPS = []
 _ROW_LOOP_MAX = 1 << 16         # elements; larger logits: NumPy's vectorised loops win
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -260,24 +259,58 @@ def _grad_rows_only(labels, s, p, k, one):
     return -1
 
 
+def _compile_rows():
+    import numba
+    fns = (_shift_rows, _finish_rows, _loss_rows_only, _grad_rows_only)
+    try:
+        return tuple(numba.njit(nogil=True, cache=True)(f) for f in fns)
+    except Exception:       # no writable cache location: compile in memory only
+        return tuple(numba.njit(nogil=True)(f) for f in fns)
+
+
 def _row_loops():
-    """``(shift, finish, loss only, gradient only)``, compiled on first use."""
+    """``(shift, finish, loss only, gradient only)``, loaded now if need be."""
     if not _ROW_LOOPS:
-        import numba
-        fns = (_shift_rows, _finish_rows, _loss_rows_only, _grad_rows_only)
-        try:
-            loops = tuple(numba.njit(nogil=True, cache=True)(f) for f in fns)
-        except Exception:       # no writable cache location: compile in memory only
-            loops = tuple(numba.njit(nogil=True)(f) for f in fns)
-        _ROW_LOOPS[:] = loops
+        _ROW_LOOPS[:] = _compile_rows()
     return _ROW_LOOPS
+
+
+def _load_rows():
+    """The row loops, each called once per float dtype and int32/int64 labels (``_loop_loader``)."""
+    loops = _compile_rows()
+    shift, finish, loss_only, grad_only = loops
+    for dt in _FLOATS:
+        for lt in (np.int32, np.int64):
+            x, labels, p = np.zeros((1, 2), dt), np.zeros(1, lt), np.empty((1, 2), dt)
+            m, s, ls = np.empty(1, dt), np.ones(1, dt), np.zeros(1, dt)
+            shift(x, p, m)
+            finish(x, labels, m, s, ls, p, np.empty(1, dt), dt.type(1), _ONE[dt])
+            loss_only(x, labels, m, ls, np.empty(1, dt))
+            grad_only(labels, s, p, dt.type(1), _ONE[dt])
+    return loops
+
+
+def _publish_rows(loops):
+    if not _ROW_LOOPS:
+        _ROW_LOOPS[:] = loops
+
+
+_loop_loader.register(_load_rows, _publish_rows)
+
+
+def _rows_ready():
+    """Whether the row loops are loaded; if not, asks for them (loaded in the background) and says False."""
+    if _ROW_LOOPS:
+        return True
+    _loop_loader.request()
+    return bool(_ROW_LOOPS)
 
 
 def _rows_fit(attrs, x, labels):
     """Whether an eager loss or gradient call takes the row loops (see above)."""
     return attrs["reduction"] != "none" and attrs["ignore_index"] is None and x.ndim == 2 \
         and 0 < x.size <= _ROW_LOOP_MAX and x.dtype in _FLOATS and x.flags.c_contiguous \
-        and labels.flags.c_contiguous and labels.dtype.kind in "iu" and (_ROW_LOOPS or "numba" in sys.modules)
+        and labels.flags.c_contiguous and labels.dtype.kind in "iu" and bool(_ROW_LOOPS)
 
 
 def _bad_label(labels, bad, c):
@@ -344,7 +377,8 @@ def loss_and_grad_into(attrs, ins, loss_out, grad_out):
     red = attrs["reduction"]
     if red != "none" and attrs["ignore_index"] is None and x.ndim == 2 and 0 < x.size <= _ROW_LOOP_MAX \
             and x.dtype in _FLOATS and dloss.dtype == x.dtype and x.flags.c_contiguous \
-            and grad_out.flags.c_contiguous and labels.flags.c_contiguous and labels.dtype.kind in "iu":
+            and grad_out.flags.c_contiguous and labels.flags.c_contiguous and labels.dtype.kind in "iu" \
+            and _rows_ready():
         _loss_and_grad_rows(x, labels, dloss, red, loss_out, grad_out)
         return
     if x.size == 0 or not grad_out.flags.c_contiguous:

@@ -30,7 +30,14 @@ _SUB = defop("sub", 2, lambda a, i: np.subtract(i[0], i[1]), broadcast_shape("su
 
 
 def _mul_grad(ins, outs, g, a, needs=(True, True)):
-    """Only the sides some target needs (a loss's mask or one-hot labels need none)."""
+    """Only the sides some target needs (a loss's mask or one-hot labels need none). ``x * x``: the
+    product ``g * x`` once, given for both inputs (the walk sums the two, as it would two equal products)."""
+    x, y = ins
+    if x is y and needs[0] and needs[1]:
+        gx = mul(g[0], x)
+        if gx._data.shape != x._data.shape:
+            gx = F.sum_to(gx, x._data.shape)
+        return [gx, gx]
     return [F.sum_to(mul(g[0], ins[1]), ins[0]._data.shape) if needs[0] else None,
             F.sum_to(mul(g[0], ins[0]), ins[1]._data.shape) if needs[1] else None]
 

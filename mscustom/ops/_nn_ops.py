@@ -58,8 +58,8 @@ def _relu_compute(attrs, ins):
 def _relu_grad_compute(attrs, ins):
     """``dy * (x > 0)``; one Numba pass instead of two NumPy ones where the loops are loaded."""
     dy, x = ins
-    if dy.size >= _graph_loops.MIN_SIZE and dy.shape == x.shape and _graph_loops.ready() \
-            and _graph_loops.fits(dy, x):
+    if dy.size >= _graph_loops.MIN_SIZE and dy.shape == x.shape and _graph_loops.fits(dy, x) \
+            and _graph_loops.ready():
         o = np.empty(dy.shape, dy.dtype)
         _graph_loops.get()[3](dy.reshape(-1), x.reshape(-1), o.reshape(-1), dy.dtype.type(0))
         return o
@@ -225,7 +225,7 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
 def _dense_compute(attrs, ins):
     x, w, b = ins
     y = np.matmul(x, w.T)
-    if _graph_loops.ready() and _graph_loops.rows_fit(y, b):
+    if _graph_loops.rows_fit(y, b) and _graph_loops.ready():
         _graph_loops.get()[0](y, b)     # y += b in one pass (NumPy's broadcast add goes row by row)
     else:
         y += b

@@ -1,15 +1,20 @@
 """Pooling (NCHW): ``max_pool2d``, ``avg_pool2d``, ``adaptive_avg_pool2d``.
 
-Max and average pooling loop over the kernel taps (kH * kW strided NumPy
-operations over the whole batch), never over output positions. Max pooling
-keeps the index of the first maximum of each window (as MindSpore does); its
-gradient routes each output gradient to that element.
+Float32 and float64 pooling run as Numba loops (``_cnn_loops.py``), one pass
+each way. Max pooling keeps the first maximum of each window (as MindSpore
+does): the op ``max_pool2d`` has a second, int32 output, the flat input
+position of that element per window (-1 where it is padding), and its
+gradient adds each output gradient there without recomputing the forward.
+Other float dtypes run the NumPy reference kernels below (a loop over the
+kernel taps, kH * kW strided operations over the whole batch), which the
+tests pin the loops to.
 
 The gradient ops close over each other so second derivatives work:
-``max_pool2d_grad(x, dy)`` has gradient ``max_pool2d_gather(x, G)`` w.r.t.
-``dy`` and vice versa; ``avg_pool2d_grad`` has gradient ``avg_pool2d``.
-``adaptive_avg_pool2d`` is two matrix products with fixed averaging
-matrices, so its gradient comes from ``matmul``'s.
+``max_pool2d_grad(dy, argmax)`` (a scatter) has gradient
+``max_pool2d_gather(G, argmax)`` w.r.t. ``dy`` and vice versa;
+``avg_pool2d_grad`` has gradient ``avg_pool2d``. ``adaptive_avg_pool2d`` is
+two matrix products with fixed averaging matrices, so its gradient comes
+from ``matmul``'s.
 
 Example::
 
@@ -21,6 +26,7 @@ import numpy as np
 from .. import dtype as _dt
 from .._core.dispatch import call
 from ..tensor import Tensor
+from . import _cnn_loops
 from . import functional as F
 from ._builtin import defop, tensor_arg
 from ._conv_ops import _int_pair, _pad, resolve_pads   # one NCHW padding for convolution and pooling
@@ -94,7 +100,7 @@ def _argmax_taps(x, attrs):
     return best, idx, xp.shape, oh, ow
 
 
-def _max_pool_compute(attrs, ins):
+def _max_pool_ref(attrs, ins):
     x = ins[0]
     xp = _pad(x, attrs["pad"], -np.inf)
     oh, ow = _out_hw(x.shape[2:], attrs)
@@ -107,7 +113,7 @@ def _max_pool_compute(attrs, ins):
     return best
 
 
-def _max_pool_grad_compute(attrs, ins):
+def _max_pool_grad_ref(attrs, ins):
     x, dy = ins
     _, idx, pshape, oh, ow = _argmax_taps(x, attrs)
     dxp = np.zeros(pshape, dy.dtype)
@@ -116,7 +122,7 @@ def _max_pool_grad_compute(attrs, ins):
     return _crop(dxp, attrs["pad"], x.shape)
 
 
-def _max_pool_gather_compute(attrs, ins):
+def _max_pool_gather_ref(attrs, ins):
     x, g = ins
     _, idx, _, oh, ow = _argmax_taps(x, attrs)
     gp = _pad(g, attrs["pad"], 0)
@@ -126,27 +132,117 @@ def _max_pool_gather_compute(attrs, ins):
     return out
 
 
+# ---------------------------------------------------------------- max pooling with recorded winners
+# The op computes the maxima and, per output, the flat ``h * W + w`` position of its window's first
+# maximum in the input (-1 where that is padding, which receives no gradient); the gradient scatters
+# the output gradient to those positions (no recomputation of the forward), and the scatter's own
+# gradient gathers at them. Float32/float64 run as Numba loops (``_cnn_loops``), other floats through
+# the NumPy reference above, converted to positions.
+def _tap_positions(idx, x_shape, attrs):
+    """The reference's per-output tap index as flat input positions (-1 for padding)."""
+    kw, (sh, sw) = attrs["kernel"][1], attrs["stride"]
+    t, _, le, _ = attrs["pad"]
+    h, w = x_shape[2:]
+    oh, ow = idx.shape[2:]
+    y = np.arange(oh)[:, None] * sh + idx // kw - t
+    xx = np.arange(ow)[None, :] * sw + idx % kw - le
+    return np.where((y >= 0) & (y < h) & (xx >= 0) & (xx < w), y * w + xx, -1).astype(np.int32)
+
+
+def _max_pool_compute(attrs, ins):
+    x = ins[0]
+    if x.dtype not in _cnn_loops.FLOATS:
+        _, idx, _, _, _ = _argmax_taps(x, attrs)
+        return [_max_pool_ref(attrs, ins), _tap_positions(idx, x.shape, attrs)]
+    x = np.ascontiguousarray(x)
+    oh, ow = _out_hw(x.shape[2:], attrs)
+    out = np.empty(x.shape[:2] + (oh, ow), x.dtype)
+    idx = np.empty(out.shape, np.int32)
+    (kh, kw), (sh, sw) = attrs["kernel"], attrs["stride"]
+    _cnn_loops.get("max_pool")(x, out, idx, kh, kw, sh, sw, attrs["pad"][0], attrs["pad"][2], x.dtype.type(-np.inf))
+    return [out, idx]
+
+
+def _max_pool_grad_compute(attrs, ins):
+    dy, idx = ins
+    n, c, h, w = attrs["x_shape"]
+    if dy.dtype not in _cnn_loops.FLOATS:
+        dx = np.zeros((n * c, h * w), dy.dtype)
+        rows = np.broadcast_to(np.arange(n * c)[:, None], (n * c, idx[0, 0].size))
+        flat, d = idx.reshape(n * c, -1), dy.reshape(n * c, -1)
+        keep = flat >= 0
+        np.add.at(dx, (rows[keep], flat[keep]), d[keep])
+        return dx.reshape(n, c, h, w)
+    dx = np.empty((n, c, h, w), dy.dtype)
+    _cnn_loops.get("max_pool_scatter")(np.ascontiguousarray(dy), np.ascontiguousarray(idx), dx,
+                                       dy.dtype.type(0))
+    return dx
+
+
+def _max_pool_gather_compute(attrs, ins):
+    g, idx = ins
+    if g.dtype not in _cnn_loops.FLOATS:
+        n, c = g.shape[:2]
+        flat = idx.reshape(n * c, -1)
+        got = np.take_along_axis(g.reshape(n * c, -1), np.maximum(flat, 0), 1)
+        return np.where(flat >= 0, got, g.dtype.type(0)).reshape(idx.shape)
+    out = np.empty(idx.shape, g.dtype)
+    _cnn_loops.get("max_pool_gather")(np.ascontiguousarray(g), np.ascontiguousarray(idx), out, g.dtype.type(0))
+    return out
+
+
+def _max_pool_type(attrs, dtypes):
+    return _float_type("max_pool2d")(attrs, dtypes)[0], [dtypes[0], _dt.int32]
+
+
+def _max_pool_two_shape(attrs, shapes):
+    ins, outs = _pool_shape("max_pool2d")(attrs, shapes)
+    return ins, [outs[0], list(outs[0])]
+
+
+def _index_input_type(name):
+    def infer(attrs, dtypes):
+        _float_type(name)(attrs, dtypes[:1])
+        if dtypes[1] is not _dt.int32:
+            raise TypeError(f"op '{name}': input 1 (the argmax positions) must be int32, got {dtypes[1].name}")
+        return dtypes, [dtypes[0]]
+    return infer
+
+
 def _max_pool_grad_shape(attrs, shapes):
-    expect = _pool_shape("max_pool2d_grad")(attrs, shapes[:1])[1][0]
+    expect = _pool_shape("max_pool2d_grad")(attrs, [list(attrs["x_shape"])])[1][0]
+    for i, what in ((0, "output gradient"), (1, "argmax positions")):
+        if list(shapes[i]) != expect:
+            raise ValueError(f"op 'max_pool2d_grad': the {what} must have shape {expect}, got {list(shapes[i])}")
+    return shapes, [list(attrs["x_shape"])]
+
+
+def _max_pool_gather_shape(attrs, shapes):
+    expect = _pool_shape("max_pool2d_gather")(attrs, shapes[:1])[1][0]
     if list(shapes[1]) != expect:
-        raise ValueError(f"op 'max_pool2d_grad': the output gradient must have shape {expect}, "
+        raise ValueError(f"op 'max_pool2d_gather': the argmax positions must have shape {expect}, "
                          f"got {list(shapes[1])}")
-    return shapes, [list(shapes[0])]
+    return shapes, [expect]
 
 
-_MAX_POOL = defop("max_pool2d", 1, _max_pool_compute, _pool_shape("max_pool2d"), _float_type("max_pool2d"),
-                  lambda ins, outs, g, a: [call(_MAX_POOL_GRAD, (ins[0], g[0]), a)],
-                  doc="2-D max pooling, NCHW", arg_names=("x",))
+def _with_x_shape(attrs, shape):
+    return dict(_pool_attrs(attrs), x_shape=tuple(int(s) for s in shape))
+
+
+_MAX_POOL = defop("max_pool2d", 1, _max_pool_compute, _max_pool_two_shape, _max_pool_type,
+                  lambda ins, outs, g, a: [call(_MAX_POOL_GRAD, (g[0], outs[1]), _with_x_shape(a, ins[0].shape))],
+                  num_outputs=2, doc="2-D max pooling, NCHW: the maxima and each window's argmax position",
+                  arg_names=("x",))
 _MAX_POOL_GRAD = defop("max_pool2d_grad", 2, _max_pool_grad_compute, _max_pool_grad_shape,
-                       _float_type("max_pool2d_grad"),
-                       lambda ins, outs, g, a: [None, call(_MAX_POOL_GATHER, (ins[0], g[0]), a)],
-                       doc="gradient of max_pool2d: dy routed to each window's first maximum",
-                       arg_names=("x", "dy"))
-_MAX_POOL_GATHER = defop("max_pool2d_gather", 2, _max_pool_gather_compute,
-                         lambda a, s: (s, _pool_shape("max_pool2d_gather")(a, s[:1])[1]),
-                         _float_type("max_pool2d_gather"),
-                         lambda ins, outs, g, a: [None, call(_MAX_POOL_GRAD, (ins[0], g[0]), a)],
-                         doc="g read at each window's first maximum of x", arg_names=("x", "g"))
+                       _index_input_type("max_pool2d_grad"),
+                       lambda ins, outs, g, a: [call(_MAX_POOL_GATHER, (g[0], ins[1]), _pool_attrs(a)), None],
+                       doc="gradient of max_pool2d: dy added at each window's recorded argmax position",
+                       arg_names=("dy", "argmax"))
+_MAX_POOL_GATHER = defop("max_pool2d_gather", 2, _max_pool_gather_compute, _max_pool_gather_shape,
+                         _index_input_type("max_pool2d_gather"),
+                         lambda ins, outs, g, a: [call(_MAX_POOL_GRAD, (g[0], ins[1]),
+                                                       _with_x_shape(a, ins[0].shape)), None],
+                         doc="g read at each window's recorded argmax position", arg_names=("g", "argmax"))
 
 
 # ================================================================== average pooling
@@ -177,7 +273,7 @@ def _divisor(attrs, hw):
     return count
 
 
-def _avg_pool_compute(attrs, ins):
+def _avg_pool_ref(attrs, ins):
     x = ins[0]
     xp = _pad(x, attrs["pad"], 0)
     oh, ow = _out_hw(x.shape[2:], attrs)
@@ -188,7 +284,7 @@ def _avg_pool_compute(attrs, ins):
     return out
 
 
-def _avg_pool_grad_compute(attrs, ins):
+def _avg_pool_grad_ref(attrs, ins):
     dy = ins[0]
     shape = attrs["x_shape"]
     t, b, le, r = attrs["pad"]
@@ -198,6 +294,43 @@ def _avg_pool_grad_compute(attrs, ins):
     for _, rs, cs in _taps(attrs, oh, ow):
         dxp[:, :, rs, cs] += share
     return _crop(dxp, attrs["pad"], shape)
+
+
+def _divisor_plane(attrs, hw, oh, ow, dtype):
+    """``_divisor`` as a contiguous (oH, oW) array of ``dtype`` (the Numba loops' divisor)."""
+    d = _divisor(attrs, hw)
+    if np.ndim(d) == 0:
+        return np.full((oh, ow), d, dtype)
+    return np.ascontiguousarray(d[0, 0], dtype)
+
+
+def _pool_loop_args(attrs):
+    (kh, kw), (sh, sw) = attrs["kernel"], attrs["stride"]
+    return kh, kw, sh, sw, attrs["pad"][0], attrs["pad"][2]
+
+
+def _avg_pool_compute(attrs, ins):
+    x = ins[0]
+    if x.dtype not in _cnn_loops.FLOATS:
+        return _avg_pool_ref(attrs, ins)
+    x = np.ascontiguousarray(x)
+    oh, ow = _out_hw(x.shape[2:], attrs)
+    out = np.empty(x.shape[:2] + (oh, ow), x.dtype)
+    div = _divisor_plane(attrs, x.shape[2:], oh, ow, x.dtype)
+    _cnn_loops.get("avg_pool")(x, div, out, *_pool_loop_args(attrs), x.dtype.type(0))
+    return out
+
+
+def _avg_pool_grad_compute(attrs, ins):
+    dy = ins[0]
+    if dy.dtype not in _cnn_loops.FLOATS:
+        return _avg_pool_grad_ref(attrs, ins)
+    shape = attrs["x_shape"]
+    oh, ow = dy.shape[2:]
+    dx = np.empty(shape, dy.dtype)
+    div = _divisor_plane(attrs, shape[2:], oh, ow, dy.dtype)
+    _cnn_loops.get("avg_pool_back")(np.ascontiguousarray(dy), div, dx, *_pool_loop_args(attrs), dy.dtype.type(0))
+    return dx
 
 
 def _avg_pool_grad_shape(attrs, shapes):
@@ -222,33 +355,6 @@ _AVG_POOL_GRAD = defop("avg_pool2d_grad", 1, _avg_pool_grad_compute, _avg_pool_g
                        lambda ins, outs, g, a: [call(_AVG_POOL, (g[0],), _pool_attrs(a))],
                        doc="gradient of avg_pool2d: each output gradient shared over its window",
                        arg_names=("dy",))
-
-
-# ================================================================== max pooling with indices
-def _max_pool_idx_compute(attrs, ins):
-    """The maxima and, per output, the flat (row * W + column) index of its window's first maximum."""
-    x = ins[0]
-    best, tap, _, oh, ow = _argmax_taps(x, attrs)
-    (_, kw), (sh, sw) = attrs["kernel"], attrs["stride"]
-    t, _, le, _ = attrs["pad"]
-    rows = np.arange(oh, dtype=np.int64)[:, None] * sh - t + tap // kw
-    cols = np.arange(ow, dtype=np.int64)[None, :] * sw - le + tap % kw
-    return [best, (rows * x.shape[3] + cols).astype(np.int64)]
-
-
-def _max_pool_idx_shape(attrs, shapes):
-    out = _pool_shape("max_pool2d")(attrs, shapes)[1][0]
-    return shapes, [out, list(out)]
-
-
-def _max_pool_idx_type(attrs, dtypes):
-    return dtypes, [_float_type("max_pool2d")(attrs, dtypes)[1][0], _dt.int64]
-
-
-_MAX_POOL_IDX = defop("max_pool2d_with_indices", 1, _max_pool_idx_compute, _max_pool_idx_shape,
-                      _max_pool_idx_type, lambda ins, outs, g, a: [call(_MAX_POOL_GRAD, (ins[0], g[0]), a)],
-                      num_outputs=2, doc="2-D max pooling, NCHW, with the flat index of each maximum",
-                      arg_names=("x",))
 
 
 # ================================================================== public functions
@@ -318,9 +424,10 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
     x = tensor_arg(x, "max_pool2d")
     _unsupported("max_pool2d", dilation)
     attrs = _attrs("max_pool2d", x, kernel_size, stride, _mode(pad_mode, padding), padding, ceil_mode)
-    if return_indices:
-        return tuple(call(_MAX_POOL_IDX, (x,), attrs))
-    return call(_MAX_POOL, (x,), attrs)
+    values, positions = call(_MAX_POOL, (x,), attrs)
+    if return_indices:              # the recorded winners are MindSpore's indices (row * W + column)
+        return values, F.cast(positions, _dt.int64)
+    return values
 
 
 def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,

@@ -156,22 +156,22 @@ def _translate(g, step, ins, outs):
             g.node("ReduceSum", [ins[0], g.shape_const(axes)], outs, keepdims=keep)
         else:
             g.node(_REDUCE[name], ins, outs, axes=axes, keepdims=keep)
-    elif name == "conv2d":
+    elif name in ("conv2d", "conv2d_bias"):          # conv2d_bias: (x, w, bias), ONNX Conv's optional B
         t, b, le, r = a["pad"]
         g.node("Conv", ins, outs, strides=list(a["stride"]), pads=[t, le, b, r], dilations=list(a["dilation"]),
                group=int(a["groups"]))
-    elif name in ("max_pool2d", "avg_pool2d", "max_pool2d_with_indices"):
+    elif name in ("max_pool2d", "avg_pool2d"):
         t, b, le, r = a.get("real_pad", a["pad"])
         kw = dict(kernel_shape=list(a["kernel"]), strides=list(a["stride"]), pads=[t, le, b, r],
                   ceil_mode=int("real_pad" in a))
         if name == "max_pool2d":
-            g.node("MaxPool", ins, outs, **kw)
-        elif name == "max_pool2d_with_indices":
-            # ONNX numbers the maxima over the whole (N, C, H, W) input; MindSpore within each H*W plane
-            flat = g.fresh("maxpool_indices")
+            # the op's second output is each window's winner, row * W + column of its (H, W) plane, int32;
+            # ONNX numbers the maxima over the whole (N, C, H, W) input, in int64
+            flat, plane_index = g.fresh("maxpool_indices"), g.fresh("maxpool_plane_indices")
             g.node("MaxPool", ins, [outs[0], flat], **kw)
             plane = int(in_arrays[0].shape[2] * in_arrays[0].shape[3])
-            g.node("Mod", [flat, g.const(np.asarray(plane, np.int64))], [outs[1]])
+            g.node("Mod", [flat, g.const(np.asarray(plane, np.int64))], [plane_index])
+            g.node("Cast", [plane_index], [outs[1]], to=int(g.onnx.TensorProto.INT32))
         else:
             if a.get("divisor_override"):
                 return False

@@ -17,7 +17,8 @@ passes matter, so small models stay bit-identical to eager mode.
 
 The BLAS is NumPy's own OpenBLAS (found through threadpoolctl, so
 ``threadpool_limits`` governs it as it governs ``np.matmul``), called through
-its 64-bit-integer CBLAS entry points with cffi. Where NumPy uses another BLAS
+its 64-bit-integer CBLAS entry points with ctypes, then, once the background
+loader (``ops/_loop_loader.py``) has imported cffi, with cffi. Where NumPy uses another BLAS
 or those entry points are missing, ``available()`` is False and nothing
 changes. ``fits`` checks a product once per record against NumPy on the
 recorded shapes (random data) before graph mode uses it.
@@ -28,6 +29,7 @@ import weakref
 
 import numpy as np
 
+from ...ops import _loop_loader
 from ._one_pass import MIN_SIZE
 
 __all__ = ["available", "fits", "sub_product"]
@@ -55,33 +57,55 @@ def _numpy_openblas():
 
 
 def _load():
+    """The GEMM functions through ctypes (no C parser to import: cheap in a process's first step)."""
+    import ctypes
     fns = None
     path = _numpy_openblas()
     if path is not None:
         try:
-            import cffi
-            ffi = cffi.FFI()
-            found = {}
+            lib = ctypes.CDLL(path)
+            i, i64, ptr = ctypes.c_int, ctypes.c_int64, ctypes.c_void_p
             for prefix in ("scipy_cblas_", "cblas_"):          # ILP64 entry points end in 64_
-                for ch, ct, dt in (("s", "float", np.float32), ("d", "double", np.float64)):
-                    name = f"{prefix}{ch}gemm64_"
-                    ffi.cdef(f"void {name}(int, int, int, int64_t, int64_t, int64_t, {ct}, intptr_t, int64_t, "
-                             f"intptr_t, int64_t, {ct}, intptr_t, int64_t);", override=True)
-                    found[np.dtype(dt), prefix] = name
-            lib = ffi.dlopen(path)
-            for prefix in ("scipy_cblas_", "cblas_"):
                 try:
-                    fns = {np.dtype(np.float32): getattr(lib, found[np.dtype(np.float32), prefix]),
-                           np.dtype(np.float64): getattr(lib, found[np.dtype(np.float64), prefix])}
-                    break
+                    got = {}
+                    for ch, ct, dt in (("s", ctypes.c_float, np.float32), ("d", ctypes.c_double, np.float64)):
+                        fn = getattr(lib, f"{prefix}{ch}gemm64_")
+                        fn.restype = None
+                        fn.argtypes = [i, i, i, i64, i64, i64, ct, ptr, i64, ptr, i64, ct, ptr, i64]
+                        got[np.dtype(dt)] = fn
                 except AttributeError:
                     continue
-            if fns is not None:
-                fns["_keep"] = (ffi, lib)
+                fns = dict(got, _keep=(lib, path, prefix))
+                break
         except Exception:
             fns = None
     _STATE["fns"] = fns
     return fns
+
+
+def _load_cffi():
+    """The same functions through cffi (about 2 us cheaper a call than ctypes), for ``_loop_loader``:
+    importing cffi's C parser takes about 0.1 s, so it happens in the background, after a few steps."""
+    fns = _STATE.get("fns")
+    if not fns:
+        return None
+    import cffi
+    lib_ct, path, prefix = fns["_keep"][:3]
+    ffi = cffi.FFI()
+    for ch, ct in (("s", "float"), ("d", "double")):
+        ffi.cdef(f"void {prefix}{ch}gemm64_(int, int, int, int64_t, int64_t, int64_t, {ct}, intptr_t, int64_t, "
+                 f"intptr_t, int64_t, {ct}, intptr_t, int64_t);", override=True)
+    lib = ffi.dlopen(path)
+    return {np.dtype(np.float32): getattr(lib, f"{prefix}sgemm64_"),
+            np.dtype(np.float64): getattr(lib, f"{prefix}dgemm64_"), "_keep": (lib_ct, path, prefix, ffi, lib)}
+
+
+def _publish_cffi(fns):
+    if fns is not None and _STATE.get("fns"):
+        _STATE["fns"] = fns
+
+
+_loop_loader.register(_load_cffi, _publish_cffi)
 
 
 def available():
@@ -156,7 +180,7 @@ def fits(p, a, b, ta, tb):
     ok = _CHECKED.get(key)
     if ok is None:
         rng = np.random.default_rng(0)
-        pa, aa, ba = (rng.standard_normal(x.shape).astype(p.dtype) for x in (p, a, b))
+        pa, aa, ba = (rng.standard_normal(x.shape, dtype=p.dtype) for x in (p, a, b))   # no float64 draw
         want = pa.copy()
         g = np.matmul(aa.T if ta else aa, ba.T if tb else ba)
         g *= 0.01

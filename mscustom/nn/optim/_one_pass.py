@@ -14,12 +14,16 @@ in cache, where the two ufunc calls cost about as much), so small models never
 load Numba. ``sub_scaled_all`` updates every parameter of a plain SGD step
 this way once one of them is large: one loop call per parameter (about 0.5 us)
 is then cheaper than two ufunc calls, and the checks are made once per
-parameter in one Python loop. The first such update in a process imports
-Numba and loads the compiled loop from Numba's disk cache (about 0.7 s; 1-2 s
-the very first time, when it compiles).
+parameter in one Python loop. The first such update in a process asks for the
+loop (``ops/_loop_loader.py``: Numba imported and the loop loaded from its
+disk cache in a background thread, about 0.7 s; 1-2 s the very first time,
+when it compiles) and updates with NumPy until it is there; both give the
+same bits.
 """
 
 import numpy as np
+
+from ...ops import _loop_loader
 
 __all__ = ["sub_scaled", "sub_scaled_all"]
 
@@ -42,6 +46,32 @@ def _compile():
         return numba.njit(nogil=True)(sub_scaled_nd)
 
 
+def _load():
+    """The loop, called once per float dtype and rank 1-4 (the parameters' usual signatures)."""
+    kernel = _compile()
+    for dt in _DTYPES:
+        for nd in range(1, 5):
+            a = np.zeros((1,) * nd, dt)
+            kernel(a, a, dt.type(0))
+    return kernel
+
+
+def _publish(kernel):
+    if not _KERNEL:
+        _KERNEL.append(kernel)
+
+
+def _loaded():
+    """Whether the loop is loaded; if not, asks for it (loaded in the background) and says False."""
+    if _KERNEL:
+        return True
+    _loop_loader.request()
+    return bool(_KERNEL)
+
+
+_loop_loader.register(_load, _publish)
+
+
 MIN_SIZE = 1 << 15     # smaller arrays stay in cache: two NumPy calls cost about as much (and need no Numba)
 
 
@@ -57,8 +87,8 @@ def sub_scaled(p, g, scale):
     if p.size < MIN_SIZE or (t is not float and t is not int) or p.dtype not in _DTYPES or g.dtype != p.dtype \
             or g.shape != p.shape or not p.flags.c_contiguous or not g.flags.c_contiguous:
         return False
-    if not _KERNEL:
-        _KERNEL.append(_compile())
+    if not _loaded():
+        return False
     _KERNEL[0](p, g, p.dtype.type(scale))
     return True
 
@@ -84,10 +114,8 @@ def sub_scaled_all(params, grads, scale):
         if p.size >= MIN_SIZE:
             large = True
         arrays.append(p)
-    if not large:
+    if not large or not _loaded():
         return False
-    if not _KERNEL:
-        _KERNEL.append(_compile())
     kernel = _KERNEL[0]
     dt = None
     for p, g in zip(arrays, grads):

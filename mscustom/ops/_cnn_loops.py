@@ -1,0 +1,281 @@
+"""Numba loops for convolution and pooling (NCHW, float32/float64): each does its work in one pass.
+
+- ``im2col(x, cols, ...)``: the column matrix of every sample, ``cols`` shaped
+  (N, C*kH*kW, oH*oW), padding read as zeros (no padded copy of ``x``);
+- ``col2im(dcols, dx, ...)``: the transpose: ``dx`` zeroed, then every column
+  entry added at its input position (padding positions skipped), in kernel-tap
+  order per element as the NumPy reference adds its strided slices;
+- ``max_pool(x, out, idx, ...)``: the window maxima (NaN propagates, ties keep
+  the earlier tap, as ``np.maximum`` tap by tap) and, per output, the flat
+  ``h * W + w`` position of the window's first strict maximum, -1 where that is
+  a padding position (padding never receives a gradient);
+- ``max_pool_scatter(dy, idx, dx)``: ``dx`` zeroed, each ``dy`` added at its
+  recorded position (no recomputation of the forward);
+- ``max_pool_gather(g, idx, out)``: ``g`` read at the recorded positions (the
+  gradient of the scatter, for second derivatives);
+- ``avg_pool(x, div, out, ...)`` / ``avg_pool_back(dy, div, dx, ...)``: window
+  sums divided by ``div`` (oH, oW), and each output gradient's share added over
+  its window;
+- ``bias_relu(y, b, a)``: ``y += b`` per channel of (N, C, P) and ``a = maximum(y, 0)``
+  (a convolution with bias followed by ReLU, in graph replays).
+
+Sums run in the arrays' dtype, starting from +0.0 (``zero``), without
+fast-math: the results are the NumPy reference kernels' (``_pool_ops``,
+``_conv_ops``) up to the order of additions where several windows overlap.
+Compiled on first use and kept in Numba's disk cache.
+"""
+
+import numpy as np
+
+__all__ = ["get", "fits"]
+
+_LOOPS = {}
+FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _span(o_count, stride, offset, size):
+    """The output positions ``[lo, hi)`` whose input position ``o * stride + offset`` lies in ``[0, size)``."""
+    lo = 0
+    if offset < 0:
+        lo = (-offset + stride - 1) // stride
+    hi = 0
+    if size - 1 - offset >= 0:
+        hi = (size - 1 - offset) // stride + 1
+    if hi > o_count:
+        hi = o_count
+    if lo > hi:
+        lo = hi
+    return lo, hi
+
+
+_span_py = _span
+
+
+# Inner loops index with unsigned integers (``_U``): Numba then skips the wraparound check of a
+# negative index, which otherwise costs about 3x here; every index is checked in range first.
+_U = np.uint64
+
+
+def _im2col(x, cols, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, zero):
+    n, c, h, w = x.shape
+    for b in range(n):
+        for ch in range(c):
+            for i in range(kh):
+                ylo, yhi = _span(oh, sh, i * dh - pt, h)
+                for j in range(kw):
+                    dst = cols[b, (ch * kh + i) * kw + j]
+                    xlo, xhi = _span(ow, sw, j * dw - pl, w)
+                    for q in range(ylo * ow):
+                        dst[_U(q)] = zero
+                    for q in range(yhi * ow, oh * ow):
+                        dst[_U(q)] = zero
+                    s0 = j * dw - pl
+                    for oy in range(ylo, yhi):
+                        base = oy * ow
+                        src = x[b, ch, oy * sh + i * dh - pt]
+                        for ox in range(xlo):
+                            dst[_U(base + ox)] = zero
+                        for ox in range(xlo, xhi):
+                            dst[_U(base + ox)] = src[_U(ox * sw + s0)]
+                        for ox in range(xhi, ow):
+                            dst[_U(base + ox)] = zero
+
+
+def _col2im(dcols, dx, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, zero):
+    n, c, h, w = dx.shape
+    for b in range(n):
+        for ch in range(c):
+            plane = dx[b, ch]
+            for y in range(h):
+                for xx in range(w):
+                    plane[_U(y), _U(xx)] = zero
+            for i in range(kh):
+                ylo, yhi = _span(oh, sh, i * dh - pt, h)
+                for j in range(kw):
+                    src = dcols[b, (ch * kh + i) * kw + j]
+                    xlo, xhi = _span(ow, sw, j * dw - pl, w)
+                    s0 = j * dw - pl
+                    for oy in range(ylo, yhi):
+                        dst = plane[oy * sh + i * dh - pt]
+                        base = oy * ow
+                        for ox in range(xlo, xhi):
+                            k = _U(ox * sw + s0)
+                            dst[k] = dst[k] + src[_U(base + ox)]
+
+
+def _max_pool(x, out, idx, kh, kw, sh, sw, pt, pl, ninf):
+    n, c, h, w = x.shape
+    oh, ow = out.shape[2], out.shape[3]
+    ylo, yhi = _span(oh, sh, -pt, h - kh + 1)         # outputs whose whole window lies inside
+    xlo, xhi = _span(ow, sw, -pl, w - kw + 1)
+    for b in range(n):
+        for ch in range(c):
+            plane = x[b, ch]
+            o = out[b, ch]
+            ix = idx[b, ch]
+            for oy in range(oh):
+                y0 = oy * sh - pt
+                inside_y = ylo <= oy < yhi
+                for ox in range(ow):
+                    x0 = ox * sw - pl
+                    if inside_y and xlo <= ox < xhi:
+                        m = plane[_U(y0), _U(x0)]
+                        best = m
+                        k = y0 * w + x0
+                        for i in range(kh):
+                            row = plane[_U(y0 + i)]
+                            for j in range(kw):
+                                v = row[_U(x0 + j)]
+                                if v > best:
+                                    best = v
+                                    k = (y0 + i) * w + x0 + j
+                                if not (m >= v or m != m):      # np.maximum(m, v): NaN wins, ties keep m
+                                    m = v
+                    else:
+                        m = ninf
+                        best = ninf
+                        k = -1
+                        for i in range(kh):
+                            y = y0 + i
+                            for j in range(kw):
+                                xx = x0 + j
+                                if 0 <= y < h and 0 <= xx < w:
+                                    v = plane[_U(y), _U(xx)]
+                                    pos = y * w + xx
+                                else:
+                                    v = ninf
+                                    pos = -1
+                                if i == 0 and j == 0:
+                                    m = v
+                                    best = v
+                                    k = pos
+                                    continue
+                                if v > best:
+                                    best = v
+                                    k = pos
+                                if not (m >= v or m != m):
+                                    m = v
+                    o[_U(oy), _U(ox)] = m
+                    ix[_U(oy), _U(ox)] = k
+
+
+def _max_pool_scatter(dy, idx, dx, zero):
+    n, c, h, w = dx.shape
+    oh, ow = dy.shape[2], dy.shape[3]
+    for b in range(n):
+        for ch in range(c):
+            plane = dx[b, ch].ravel()
+            d = dy[b, ch]
+            ix = idx[b, ch]
+            for q in range(h * w):
+                plane[_U(q)] = zero
+            for oy in range(oh):
+                for ox in range(ow):
+                    k = ix[_U(oy), _U(ox)]
+                    if k >= 0:
+                        plane[_U(k)] = plane[_U(k)] + d[_U(oy), _U(ox)]
+
+
+def _max_pool_gather(g, idx, out, zero):
+    n, c, oh, ow = out.shape
+    for b in range(n):
+        for ch in range(c):
+            plane = g[b, ch].ravel()
+            o = out[b, ch]
+            ix = idx[b, ch]
+            for oy in range(oh):
+                for ox in range(ow):
+                    k = ix[_U(oy), _U(ox)]
+                    o[_U(oy), _U(ox)] = plane[_U(k)] if k >= 0 else zero
+
+
+def _avg_pool(x, div, out, kh, kw, sh, sw, pt, pl, zero):
+    n, c, h, w = x.shape
+    oh, ow = out.shape[2], out.shape[3]
+    for b in range(n):
+        for ch in range(c):
+            plane = x[b, ch]
+            o = out[b, ch]
+            for oy in range(oh):
+                for ox in range(ow):
+                    s = zero
+                    for i in range(kh):
+                        y = oy * sh + i - pt
+                        if y < 0 or y >= h:
+                            continue
+                        for j in range(kw):
+                            xx = ox * sw + j - pl
+                            if 0 <= xx < w:
+                                s = s + plane[_U(y), _U(xx)]
+                    o[_U(oy), _U(ox)] = s / div[_U(oy), _U(ox)]
+
+
+def _avg_pool_back(dy, div, dx, kh, kw, sh, sw, pt, pl, zero):
+    n, c, h, w = dx.shape
+    oh, ow = dy.shape[2], dy.shape[3]
+    for b in range(n):
+        for ch in range(c):
+            plane = dx[b, ch]
+            d = dy[b, ch]
+            for y in range(h):
+                for xx in range(w):
+                    plane[_U(y), _U(xx)] = zero
+            for oy in range(oh):
+                for ox in range(ow):
+                    share = d[_U(oy), _U(ox)] / div[_U(oy), _U(ox)]
+                    for i in range(kh):
+                        y = oy * sh + i - pt
+                        if y < 0 or y >= h:
+                            continue
+                        for j in range(kw):
+                            xx = ox * sw + j - pl
+                            if 0 <= xx < w:
+                                plane[_U(y), _U(xx)] = plane[_U(y), _U(xx)] + share
+
+
+def _bias_relu(y, b, a):
+    n, c, p = y.shape
+    for s in range(n):
+        for ch in range(c):
+            bc = b[ch]
+            yr = y[s, ch]
+            ar = a[s, ch]
+            for q in range(p):
+                v = yr[_U(q)] + bc
+                yr[_U(q)] = v
+                if v > 0 or v != v:             # np.maximum(v, 0): NaN stays NaN, -0.0 and 0.0 give 0.0
+                    ar[_U(q)] = v
+                else:
+                    ar[_U(q)] = 0
+
+
+_FNS = {"im2col": _im2col, "col2im": _col2im, "max_pool": _max_pool, "max_pool_scatter": _max_pool_scatter,
+        "max_pool_gather": _max_pool_gather, "avg_pool": _avg_pool, "avg_pool_back": _avg_pool_back,
+        "bias_relu": _bias_relu}
+
+
+def get(name):
+    """The compiled loop ``name`` (compiled, or loaded from Numba's disk cache, on first use)."""
+    fn = _LOOPS.get(name)
+    if fn is None:
+        import numba
+        if not _LOOPS:          # the loops call _span compiled (resolved from this module's globals)
+            _LOOPS["_span"] = globals()["_span"] = numba.njit(inline="always")(_span_py)
+        src = _FNS[name]
+        try:
+            fn = numba.njit(nogil=True, cache=True)(src)
+        except Exception:       # no writable cache location: compile in memory only
+            fn = numba.njit(nogil=True)(src)
+        _LOOPS[name] = fn
+    return fn
+
+
+def fits(*arrays):
+    """True when every array is C-contiguous with the first one's float dtype (float32/float64)."""
+    dt = arrays[0].dtype
+    if dt not in FLOATS:
+        return False
+    for a in arrays:
+        if a.dtype != dt or not a.flags.c_contiguous:
+            return False
+    return True
