@@ -22,7 +22,7 @@ if HERE not in sys.path:
 
 import mscustom as ms  # noqa: E402
 from mscustom import dataset as ds  # noqa: E402
-from mscustom.communication import _engine, get_group_size, get_rank, init  # noqa: E402
+from mscustom.communication import _engine, comm_func, get_group_size, get_rank, init  # noqa: E402
 
 from demo import FULL, QUICK, KINDS, MODES, build_model, load_digits_split, make_optimizer  # noqa: E402
 
@@ -81,6 +81,7 @@ def main(argv=None):
         print(f"combined: {samples / slowest:.0f} samples/s over {size} rank(s) "
               f"({samples:.0f} samples in {slowest:.1f} s, tracing included); test accuracy {accuracy:.4f}",
               flush=True)
+    comm_func.barrier()             # every rank has printed before any rank exits (a non-zero exit stops all)
     return 0 if accuracy >= cfg.target else 1
 
 
