@@ -27,10 +27,11 @@ Compiled on first use and kept in Numba's disk cache.
 
 import numpy as np
 
+from ._graph_loops import FLOATS, fits  # noqa: F401  (the loops' dtypes and operand check, shared)
+
 __all__ = ["get", "fits"]
 
 _LOOPS = {}
-FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _span(o_count, stride, offset, size):
@@ -268,14 +269,3 @@ def get(name):
             fn = numba.njit(nogil=True)(src)
         _LOOPS[name] = fn
     return fn
-
-
-def fits(*arrays):
-    """True when every array is C-contiguous with the first one's float dtype (float32/float64)."""
-    dt = arrays[0].dtype
-    if dt not in FLOATS:
-        return False
-    for a in arrays:
-        if a.dtype != dt or not a.flags.c_contiguous:
-            return False
-    return True
