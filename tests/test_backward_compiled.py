@@ -266,3 +266,58 @@ def test_roots_that_are_not_pairs_of_a_list_take_the_python_walk():
     b = _bw.backward([[out, seed]], [node])                 # a list pair
     np.testing.assert_array_equal(a[0].asnumpy(), b[0].asnumpy())
     np.testing.assert_array_equal(a[0].asnumpy(), 4.0 * x.asnumpy())
+
+
+def test_a_recorded_builtin_call_is_the_node_tape_record_makes():
+    x = _data(17, (2, 3))
+    leaf, node = _tape.new_leaf(x)
+    st = _tape.STATE
+    st.depth += 1
+    try:
+        y = leaf * leaf
+        y = leaf * leaf                     # warm: the compiled call path records this one
+        z = ops.exp(x)                      # nothing on the tape: not recorded
+    finally:
+        st.depth -= 1
+    n = y._node
+    assert type(n) is _tape.Node and n.op is ops.mul.op and n.attrs == {}
+    assert n.inputs == (leaf, leaf) and n.inputs[0] is leaf and n.outputs == (y,) and y._oidx == 0
+    assert n.out_meta == [((2, 3), np.dtype(np.float32), "DefaultFormat")]
+    assert z._node is None
+    # a thread leaf (a shared Parameter) puts its calls on the tape too
+    w = ms.Parameter(np.ones(3, np.float32), name="w")
+    with _tape.thread_leaf([w]):
+        st.depth += 1
+        try:
+            u = w * w
+            u = w * w
+        finally:
+            st.depth -= 1
+    assert u._node is not None and u._node.inputs == (w, w)
+
+
+_SCRIPT = r"""
+import numpy as np, mscustom as ms
+from mscustom import nn, ops
+rng = np.random.default_rng(0)
+x = ms.Tensor(rng.standard_normal((3, 4)).astype(np.float32))
+w = ms.Parameter(rng.standard_normal((4,)).astype(np.float32), name="w")
+f = lambda t: ((t * 1.7) * (t * 1.7) + ops.exp(t) * t * w).sum()
+outs = [ms.grad(f)(x), ms.grad(lambda t: ms.grad(f)(t).sum())(x),
+        ms.grad(f, grad_position=None, weights=[w])(x)[0],
+        ms.value_and_grad(lambda t: (t * t, ops.sin(t) * w))(x)[1]]
+print(" ".join(o.asnumpy().tobytes().hex() for o in outs))
+"""
+
+
+def test_the_python_tape_and_walk_give_the_same_bytes_in_a_fresh_process():
+    import subprocess
+    import sys
+    got = []
+    for flag in ("1", "0"):
+        env = dict(os.environ, MSCUSTOM_FASTWALK=flag)
+        res = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True, text=True,
+                             timeout=120)
+        assert res.returncode == 0, res.stderr
+        got.append(res.stdout.strip())
+    assert got[0] and got[0] == got[1]

@@ -1,5 +1,6 @@
 /*
- * The compiled backward walk: ``backward.backward``'s general path in C.
+ * The compiled tape: ``backward.backward``'s general path in C (``Walker``), and the recording
+ * of a built-in call on the tape for the compiled call path (``Recorder``, at the end).
  *
  * ``Walker(tensor_type, node_type, helpers)`` gives a callable
  * ``walker(roots, targets, release, leaves)`` that does what the Python walk in
@@ -792,6 +793,226 @@ static PyTypeObject WalkerType = {
     .tp_doc = "backward's general walk in C: walker(roots, targets, release, leaves) -> gradients.",
 };
 
+/* ------------------------------------------------------------------ recording a built-in call */
+
+/* ``Recorder(tensor_type, node_type, state, after)``: ``dispatch._after_simple(op, plan, attrs, args, t)``
+ * for the compiled built-in call path, without a Python frame on its common branch: while this
+ * thread records a gradient (``state.depth``) and no graph capture runs, a call with an input on
+ * the tape gets its Node as ``tape.record`` makes it (one output). A capture: ``after`` itself. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyTypeObject *tensor, *node;
+    PyObject *state, *after;
+    Py_ssize_t t_data, t_node, t_oidx, t_format;
+    Py_ssize_t n_op, n_attrs, n_inputs, n_outputs, n_out_meta;
+} RecorderObject;
+
+static PyObject *str_depth, *str_leaves, *str_capture, *str_shape, *str_dtype;
+
+static inline void
+set_slot(PyObject *obj, Py_ssize_t off, PyObject *value)   /* steals ``value`` */
+{
+    PyObject *old = SLOT(obj, off);
+    SLOT(obj, off) = value;
+    Py_XDECREF(old);
+}
+
+static PyObject *
+recorder_vectorcall(RecorderObject *self, PyObject *const *argv, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs != 5 || kwnames != NULL)
+        return PyObject_Vectorcall(self->after, argv, nargsf, kwnames);
+    PyObject *op = argv[0], *attrs = argv[2], *args = argv[3], *t = argv[4];
+    PyObject *capture = PyObject_GetAttr(self->state, str_capture);
+    if (capture == NULL)
+        return NULL;
+    int quiet = capture == Py_None;
+    Py_DECREF(capture);
+    if (!quiet || !PyTuple_CheckExact(args) || Py_TYPE(t) != self->tensor)
+        return PyObject_Vectorcall(self->after, argv, nargsf, kwnames);
+    PyObject *depth = PyObject_GetAttr(self->state, str_depth);
+    if (depth == NULL)
+        return NULL;
+    int rec = PyObject_IsTrue(depth);
+    Py_DECREF(depth);
+    if (rec <= 0)
+        return rec < 0 ? NULL : Py_NewRef(Py_None);
+    /* tape.on_tape(args) */
+    PyObject *leaves = NULL;
+    int taped = 0;
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    for (Py_ssize_t i = 0; i < n && !taped; i++) {
+        PyObject *x = PyTuple_GET_ITEM(args, i);
+        if (!PyObject_TypeCheck(x, self->tensor)) {
+            Py_XDECREF(leaves);
+            return PyObject_Vectorcall(self->after, argv, nargsf, kwnames);
+        }
+        PyObject *xn = SLOT(x, self->t_node);
+        if (xn == NULL) {
+            Py_XDECREF(leaves);
+            PyErr_SetString(PyExc_AttributeError, "_node");
+            return NULL;
+        }
+        if (xn != Py_None) {
+            taped = 1;
+            break;
+        }
+        if (leaves == NULL) {
+            leaves = PyObject_GetAttr(self->state, str_leaves);
+            if (leaves == NULL)
+                return NULL;
+            if (!PyDict_CheckExact(leaves)) {
+                Py_DECREF(leaves);
+                return PyObject_Vectorcall(self->after, argv, nargsf, kwnames);
+            }
+        }
+        if (PyDict_GET_SIZE(leaves) == 0)
+            continue;
+        PyObject *key = PyLong_FromVoidPtr(x);
+        if (key == NULL) {
+            Py_DECREF(leaves);
+            return NULL;
+        }
+        taped = PyDict_Contains(leaves, key);
+        Py_DECREF(key);
+        if (taped < 0) {
+            Py_DECREF(leaves);
+            return NULL;
+        }
+    }
+    Py_XDECREF(leaves);
+    if (!taped)
+        return Py_NewRef(Py_None);
+    /* tape.record(op, args, (t,), attrs), one output */
+    PyObject *d = SLOT(t, self->t_data), *fmt = SLOT(t, self->t_format);
+    if (d == NULL || fmt == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "Tensor without _data or _format");
+        return NULL;
+    }
+    PyObject *shape = PyObject_GetAttr(d, str_shape);
+    PyObject *dtype = shape == NULL ? NULL : PyObject_GetAttr(d, str_dtype);
+    PyObject *meta1 = dtype == NULL ? NULL : PyTuple_Pack(3, shape, dtype, fmt);
+    Py_XDECREF(shape);
+    Py_XDECREF(dtype);
+    PyObject *meta = meta1 == NULL ? NULL : PyList_New(1);
+    if (meta == NULL) {
+        Py_XDECREF(meta1);
+        return NULL;
+    }
+    PyList_SET_ITEM(meta, 0, meta1);
+    PyObject *outs = PyTuple_Pack(1, t);
+    if (outs == NULL) {
+        Py_DECREF(meta);
+        return NULL;
+    }
+    PyObject *node = self->node->tp_alloc(self->node, 0);     /* object.__new__(Node) */
+    if (node == NULL) {
+        Py_DECREF(meta);
+        Py_DECREF(outs);
+        return NULL;
+    }
+    set_slot(node, self->n_op, Py_NewRef(op));
+    set_slot(node, self->n_attrs, Py_NewRef(attrs));
+    set_slot(node, self->n_inputs, Py_NewRef(args));
+    set_slot(node, self->n_outputs, outs);
+    set_slot(node, self->n_out_meta, meta);
+    set_slot(t, self->t_node, node);                          /* the tensor holds the node */
+    PyObject *zero = PyLong_FromLong(0);
+    if (zero == NULL)
+        return NULL;
+    set_slot(t, self->t_oidx, zero);
+    return Py_NewRef(Py_None);
+}
+
+static PyObject *
+recorder_call(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    return PyVectorcall_Call(self, args, kwargs);
+}
+
+static int
+recorder_traverse(RecorderObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->tensor);
+    Py_VISIT(self->node);
+    Py_VISIT(self->state);
+    Py_VISIT(self->after);
+    return 0;
+}
+
+static int
+recorder_clear(RecorderObject *self)
+{
+    Py_CLEAR(self->tensor);
+    Py_CLEAR(self->node);
+    Py_CLEAR(self->state);
+    Py_CLEAR(self->after);
+    return 0;
+}
+
+static void
+recorder_dealloc(RecorderObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    recorder_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+recorder_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyTypeObject *tensor, *node;
+    PyObject *state, *after;
+    if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
+        PyErr_SetString(PyExc_TypeError, "Recorder takes positional arguments only");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "O!O!OO:Recorder", &PyType_Type, &tensor, &PyType_Type, &node, &state, &after))
+        return NULL;
+    Py_ssize_t offs[9] = {
+        slot_offset(tensor, "_data"), slot_offset(tensor, "_node"), slot_offset(tensor, "_oidx"),
+        slot_offset(tensor, "_format"), slot_offset(node, "op"), slot_offset(node, "attrs"),
+        slot_offset(node, "inputs"), slot_offset(node, "outputs"), slot_offset(node, "out_meta"),
+    };
+    for (int i = 0; i < 9; i++)
+        if (offs[i] < 0)
+            return NULL;
+    RecorderObject *self = (RecorderObject *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->vectorcall = (vectorcallfunc)recorder_vectorcall;
+    self->tensor = (PyTypeObject *)Py_NewRef(tensor);
+    self->node = (PyTypeObject *)Py_NewRef(node);
+    self->state = Py_NewRef(state);
+    self->after = Py_NewRef(after);
+    self->t_data = offs[0];
+    self->t_node = offs[1];
+    self->t_oidx = offs[2];
+    self->t_format = offs[3];
+    self->n_op = offs[4];
+    self->n_attrs = offs[5];
+    self->n_inputs = offs[6];
+    self->n_outputs = offs[7];
+    self->n_out_meta = offs[8];
+    return (PyObject *)self;
+}
+
+static PyTypeObject RecorderType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "mscustom._core._fastwalk.Recorder",
+    .tp_basicsize = sizeof(RecorderObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(RecorderObject, vectorcall),
+    .tp_call = recorder_call,
+    .tp_new = recorder_new,
+    .tp_dealloc = (destructor)recorder_dealloc,
+    .tp_traverse = (traverseproc)recorder_traverse,
+    .tp_clear = (inquiry)recorder_clear,
+    .tp_doc = "dispatch's recording of a built-in call on the tape: recorder(op, plan, attrs, args, tensor).",
+};
+
 static struct PyModuleDef moduledef = {
     PyModuleDef_HEAD_INIT, "_fastwalk", "The compiled backward walk (see backward.py).", -1, NULL,
 };
@@ -803,9 +1024,15 @@ PyInit__fastwalk(void)
     str_attrs = PyUnicode_InternFromString("attrs");
     str_fgradient = PyUnicode_InternFromString("FGradient");
     str_needs = PyUnicode_InternFromString("FGradientNeeds");
-    if (str_attrs == NULL || str_fgradient == NULL || str_needs == NULL)
+    str_depth = PyUnicode_InternFromString("depth");
+    str_leaves = PyUnicode_InternFromString("leaves");
+    str_capture = PyUnicode_InternFromString("capture");
+    str_shape = PyUnicode_InternFromString("shape");
+    str_dtype = PyUnicode_InternFromString("dtype");
+    if (str_attrs == NULL || str_fgradient == NULL || str_needs == NULL || str_depth == NULL ||
+            str_leaves == NULL || str_capture == NULL || str_shape == NULL || str_dtype == NULL)
         return NULL;
-    if (PyType_Ready(&WalkerType) < 0)
+    if (PyType_Ready(&WalkerType) < 0 || PyType_Ready(&RecorderType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&moduledef);
     if (m == NULL)
@@ -813,6 +1040,12 @@ PyInit__fastwalk(void)
     Py_INCREF(&WalkerType);
     if (PyModule_AddObject(m, "Walker", (PyObject *)&WalkerType) < 0) {
         Py_DECREF(&WalkerType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&RecorderType);
+    if (PyModule_AddObject(m, "Recorder", (PyObject *)&RecorderType) < 0) {
+        Py_DECREF(&RecorderType);
         Py_DECREF(m);
         return NULL;
     }

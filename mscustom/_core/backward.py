@@ -8,13 +8,12 @@ or returns something malformed is reported naming its op.
 """
 
 import operator
-import os
 
 import numpy as np
 
 from ..tensor import Tensor
 from . import primitives as _prim
-from .tape import STATE, Node
+from .tape import STATE, Node, compiled_tape
 
 __all__ = ["backward", "GRAD_READY"]
 
@@ -275,16 +274,12 @@ def _conform(op, index, inp, g):
 def _compiled_walker():
     """The compiled walk (``_fastwalk.Walker``), or None when the extension is not built or
     ``MSCUSTOM_FASTWALK=0``: then ``backward`` walks in Python, with the same results."""
-    if os.environ.get(ENV, "1") == "0":
+    ext = compiled_tape()
+    if ext is None:
         return None
-    try:
-        from . import _fastwalk
-    except ImportError:                 # not built (``make fastcall``)
-        return None
-    return _fastwalk.Walker(Tensor, Node, (_fit, _prim.accumulate, _prim.zeros, _no_gradient,
-                                           _gradient_failed, _wrong_count))
+    return ext.Walker(Tensor, Node, (_fit, _prim.accumulate, _prim.zeros, _no_gradient,
+                                     _gradient_failed, _wrong_count))
 
 
-ENV = "MSCUSTOM_FASTWALK"
 # ``WALKER[0]``: backward's general walk in C (None: the Python walk below ``backward`` runs).
 WALKER = [_compiled_walker()]
