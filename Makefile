@@ -1,7 +1,8 @@
 # mscustom -- build, test and demo entry points (GNU make).
 #
 #   make kernels   build the example AOT kernels into aot_kernels/build/
-#   make fastcall  build ops.Custom's compiled call path (mscustom/_core/_fastcall*.so)
+#   make fastcall  build ops.Custom's compiled call path (mscustom/_core/_fastcall*.so) and the
+#                  compiled backward walk (mscustom/_core/_fastwalk*.so)
 #   make venv      create .venv and install mscustom in editable mode (extras test, dist: mpi4py +
 #                  the MPICH wheel, so .venv/bin/mpiexec exists; gpu where it installs)
 #   make test      run the test suite (PYTEST_ARGS="-k foo" to filter)
@@ -120,7 +121,15 @@ $(FASTCALL_SO): $(FASTCALL_SRC) $(STAMP)
 	$(CC) $(CFLAGS_EXT) -I"$$($(VENV_PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
 	  -I"$$($(VENV_PY) -c 'import numpy; print(numpy.get_include())')" -o $@ $(FASTCALL_SRC)
 
-fastcall: $(FASTCALL_SO)
+# The compiled backward walk (mscustom/_core/_fastwalk.c); without it backward.py walks in Python.
+FASTWALK_SRC := mscustom/_core/_fastwalk.c
+FASTWALK_SO := mscustom/_core/_fastwalk$(EXT_SUFFIX)
+
+$(FASTWALK_SO): $(FASTWALK_SRC) $(STAMP)
+	$(CC) $(CFLAGS_EXT) -I"$$($(VENV_PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
+	  -I"$$($(VENV_PY) -c 'import numpy; print(numpy.get_include())')" -o $@ $(FASTWALK_SRC)
+
+fastcall: $(FASTCALL_SO) $(FASTWALK_SO)
 
 # --- Entry points ----------------------------------------------------------
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import primitives as _prim
-from .tape import STATE
+from .tape import STATE, Node, compiled_tape
 
 __all__ = ["backward", "GRAD_READY"]
 
@@ -75,13 +75,29 @@ def _walk(roots, targets, leaves):
     return order, needed
 
 
+def _no_gradient(op):
+    raise RuntimeError(f"op '{op.name}' has no gradient: register an FGradient attribute "
+                       "(or, for ops.Custom, pass bprop=...) to differentiate through it")
+
+
+def _gradient_failed(op, exc):
+    """Name the op in ``exc`` (raised by its FGradient), which the caller then re-raises."""
+    note = f"while computing the gradient of op '{op.name}'"
+    if note not in str(exc) and hasattr(exc, "add_note"):
+        exc.add_note(note)
+
+
+def _wrong_count(op, n_grads, n_inputs):
+    raise ValueError(f"op '{op.name}': its gradient returned {n_grads} value(s), "
+                     f"expected one per input ({n_inputs})")
+
+
 def _run_fgradient(node, ograds, needed, node_of):
     op = node.op
     attrs = op.attrs
     fgrad = attrs.get("FGradient")
     if fgrad is None:
-        raise RuntimeError(f"op '{op.name}' has no gradient: register an FGradient attribute "
-                           "(or, for ops.Custom, pass bprop=...) to differentiate through it")
+        _no_gradient(op)
     try:
         if "FGradientNeeds" in attrs:
             # the op skips what no target needs: fgrad(..., needs), one bool per input
@@ -90,15 +106,12 @@ def _run_fgradient(node, ograds, needed, node_of):
         else:
             in_grads = fgrad(list(node.inputs), list(node.outputs), ograds, node.attrs)
     except Exception as exc:
-        note = f"while computing the gradient of op '{op.name}'"
-        if note not in str(exc) and hasattr(exc, "add_note"):
-            exc.add_note(note)
+        _gradient_failed(op, exc)
         raise
     if type(in_grads) is not list and type(in_grads) is not tuple:
         in_grads = [in_grads]
     if len(in_grads) != len(node.inputs):
-        raise ValueError(f"op '{op.name}': its gradient returned {len(in_grads)} value(s), "
-                         f"expected one per input ({len(node.inputs)})")
+        _wrong_count(op, len(in_grads), len(node.inputs))
     return in_grads
 
 
@@ -130,6 +143,11 @@ def backward(roots, targets, release=False):
                     reached = True
             else:                       # one op call on the targets: no walk, no bookkeeping
                 return _backward_one(node, t, sens, targets, target_set, node_of, release, reached)
+    if WALKER[0] is not None and GRAD_READY[0] is None:
+        # the same walk compiled (_fastwalk.c); NotImplemented for roots it leaves to Python
+        result = WALKER[0](roots, targets, release, STATE.leaves)
+        if result is not NotImplemented:
+            return result
     order, needed = _walk([node_of(t) for t, _ in roots], targets, STATE.leaves)
     grads = {}                         # node -> [grad per output]
     add = _prim.accumulate
@@ -251,3 +269,17 @@ def _conform(op, index, inp, g):
     if g._data.dtype != inp._data.dtype:
         g = _prim.cast(g, inp._data.dtype)
     return g
+
+
+def _compiled_walker():
+    """The compiled walk (``_fastwalk.Walker``), or None when the extension is not built or
+    ``MSCUSTOM_FASTWALK=0``: then ``backward`` walks in Python, with the same results."""
+    ext = compiled_tape()
+    if ext is None:
+        return None
+    return ext.Walker(Tensor, Node, (_fit, _prim.accumulate, _prim.zeros, _no_gradient,
+                                     _gradient_failed, _wrong_count))
+
+
+# ``WALKER[0]``: backward's general walk in C (None: the Python walk below ``backward`` runs).
+WALKER = [_compiled_walker()]

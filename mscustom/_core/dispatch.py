@@ -31,6 +31,7 @@ from ..tensor import PlaceholderError, Tensor, as_tensor, is_placeholder, placeh
 from . import fastcall as _fastcall
 from .kernel import Signature, convert_layout, permute_shape, select_kernel
 from .tape import STATE as _STATE, on_tape as _on_tape, record as _record
+from .tape import Node as _Node, compiled_tape as _compiled_tape
 
 _settings = _context._settings
 _perf = time.perf_counter
@@ -284,7 +285,11 @@ def _after_simple(op, plan, attrs, args, t):
 # Built-in calls on cached simple plans without a Python frame when the extension is built (the
 # ``plan.simple`` branch above, in C); ``call.slow`` is the Python function every other call takes.
 call_python = call
-call = _fastcall.core_call(call, _STATE, _check_simple, _after_simple, TIMING)
+# Its recording on a tape runs in C too when the compiled tape is built (``_fastwalk.Recorder``:
+# ``_after_simple``'s tape branch; a capture still goes to ``_after_simple``).
+_ext_tape = _compiled_tape()
+after_simple = _after_simple if _ext_tape is None else _ext_tape.Recorder(Tensor, _Node, _STATE, _after_simple)
+call = _fastcall.core_call(call, _STATE, _check_simple, after_simple, TIMING)
 
 
 def call_owner(owner, *args, **kwargs):

@@ -13,6 +13,7 @@ tensor. ``node_of`` finds a tensor's node through either.
 """
 
 import contextlib
+import os
 import threading
 
 __all__ = ["Node", "STATE", "record", "make_leaf", "new_leaf", "thread_leaf", "node_of", "slot_of", "on_tape",
@@ -214,3 +215,18 @@ def paused():
 def is_recording():
     """True while this thread records op calls for a gradient."""
     return STATE.depth > 0
+
+
+COMPILED_ENV = "MSCUSTOM_FASTWALK"
+
+
+def compiled_tape():
+    """The compiled tape (``_fastwalk``: the backward walk, recording a built-in call), or None
+    when it is not built (``make fastcall``) or ``MSCUSTOM_FASTWALK=0``: then Python does the same."""
+    if os.environ.get(COMPILED_ENV, "1") == "0":
+        return None
+    try:
+        from . import _fastwalk
+    except ImportError:
+        return None
+    return _fastwalk

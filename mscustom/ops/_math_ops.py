@@ -34,7 +34,8 @@ def _mul_grad(ins, outs, g, a, needs=(True, True)):
     product ``g * x`` once, given for both inputs (the walk sums the two, as it would two equal products)."""
     x, y = ins
     if x is y and needs[0] and needs[1]:
-        gx = mul(g[0], x)
+        g0 = g[0]
+        gx = call(_MUL, (g0, x), NOATTR) if type(g0) is Tensor and type(x) is Tensor else mul(g0, x)
         if gx._data.shape != x._data.shape:
             gx = F.sum_to(gx, x._data.shape)
         return [gx, gx]

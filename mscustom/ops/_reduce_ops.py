@@ -12,6 +12,7 @@ import numpy as np
 from .. import dtype as _dt
 from .._core import capture as _capture
 from .._core.dispatch import call
+from .._core.registry import get_op as _get_op
 from ..tensor import Tensor
 from . import functional as F
 from ._builtin import axis_attr, defop, is_float, normalize_axis, tensor_arg
@@ -87,7 +88,18 @@ def _spread(g, ins, attrs):
     """The reduced gradient ``g`` broadcast back over the input's shape."""
     if g._data.ndim and not attrs["keep_dims"] and attrs["axis"] is not None:
         g = F.reshape(g, _keep_shape(ins, attrs))      # put the reduced axes back as size 1
+    if type(g) is Tensor:
+        # F.broadcast_to's call without its argument checks: a Tensor and an array's shape (ints)
+        return call(_BROADCAST[0] if _BROADCAST else _broadcast_op(), (g,), {"shape": ins[0]._data.shape})
     return F.broadcast_to(g, ins[0]._data.shape)
+
+
+_BROADCAST = []                         # the registered broadcast_to op (ops/_array_ops.py), on first use
+
+
+def _broadcast_op():
+    _BROADCAST.append(_get_op("broadcast_to"))
+    return _BROADCAST[0]
 
 
 def _sum_grad(ins, outs, g, a):
@@ -172,7 +184,7 @@ def sum(x, axis=None, keepdims=False):  # noqa: A001 - MindSpore's name
         x = tensor_arg(x, "sum")
     if x._data.dtype.kind in "biu" and x._data.dtype != np.int64 and x._data.dtype != np.uint64:
         x = F.cast(x, _dt.int64)
-    return reduce_sum(x, axis, keepdims)
+    return call(_REDUCE_SUM, (x,), {"axis": axis_attr(axis), "keep_dims": bool(keepdims)})   # reduce_sum's call
 
 
 def reduce_mean(x, axis=None, keep_dims=False):
