@@ -84,10 +84,14 @@ node_of(WalkerObject *self, PyObject *t, PyObject *leaves)
             return NULL;
         PyObject *got = PyDict_GetItemWithError(leaves, key);
         Py_DECREF(key);
-        if (got != NULL)
-            return got;
-        if (PyErr_Occurred())
+        if (got == NULL && PyErr_Occurred())
             return NULL;
+        if (got != NULL)
+            n = got;
+    }
+    if (n != Py_None && !PyObject_TypeCheck(n, self->node)) {   /* its slots are read by offset below */
+        PyErr_Format(PyExc_TypeError, "backward: a tensor's tape node is a %s, not a Node", Py_TYPE(n)->tp_name);
+        return NULL;
     }
     return n;
 }
@@ -151,7 +155,14 @@ accumulate_into(WalkerObject *self, PyObject *grads, PyObject *node, Py_ssize_t 
         Py_DECREF(slot);
         return -1;
     }
-    int rc = idx < PyList_GET_SIZE(slot) ? PyList_SetItem(slot, idx, sum) : (Py_DECREF(sum), -1);
+    int rc;
+    if (idx < PyList_GET_SIZE(slot)) {
+        rc = PyList_SetItem(slot, idx, sum);
+    } else {
+        Py_DECREF(sum);
+        PyErr_SetString(PyExc_IndexError, "backward: a node's gradient list shrank while summing");
+        rc = -1;
+    }
     Py_DECREF(slot);
     return rc;
 }
@@ -301,6 +312,7 @@ run_fgradient(WalkerObject *self, PyObject *node, PyObject *op, PyObject *inputs
     if (op_attrs == NULL)
         return NULL;
     PyObject *fgrad = NULL, *in_grads = NULL, *ins = NULL, *outs = NULL, *needs = NULL;
+    PyObject *outputs = NULL, *call_attrs = NULL;
     if (PyDict_Check(op_attrs)) {
         fgrad = PyDict_GetItemWithError(op_attrs, str_fgradient);
         Py_XINCREF(fgrad);
@@ -316,8 +328,10 @@ run_fgradient(WalkerObject *self, PyObject *node, PyObject *op, PyObject *inputs
             PyErr_SetString(PyExc_RuntimeError, "backward: no_gradient returned");
         goto done;
     }
-    PyObject *outputs = node_slot(node, self->n_outputs, "outputs");
-    PyObject *call_attrs = outputs == NULL ? NULL : node_slot(node, self->n_attrs, "attrs");
+    outputs = node_slot(node, self->n_outputs, "outputs");
+    Py_XINCREF(outputs);                /* owned: allocations below may run a GC pass, hence finalizers */
+    call_attrs = outputs == NULL ? NULL : node_slot(node, self->n_attrs, "attrs");
+    Py_XINCREF(call_attrs);
     if (call_attrs == NULL)
         goto done;
     int with_needs = PySequence_Contains(op_attrs, str_needs);
@@ -343,20 +357,33 @@ run_fgradient(WalkerObject *self, PyObject *node, PyObject *op, PyObject *inputs
         }
     }
     PyObject *argv[5] = {ins, outs, ograds, call_attrs, needs};
-    Py_INCREF(call_attrs);
     in_grads = PyObject_Vectorcall(fgrad, argv, with_needs ? 5 : 4, NULL);
-    Py_DECREF(call_attrs);
     if (in_grads == NULL) {
-        /* the Python walk adds a note naming the op, then re-raises the same exception */
+        /* ``except Exception``: the Python walk adds a note naming the op, then re-raises the same
+         * exception; KeyboardInterrupt and other BaseExceptions pass through as they are */
+        if (!PyErr_ExceptionMatches(PyExc_Exception))
+            goto done;
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
         PyErr_NormalizeException(&type, &value, &tb);
-        if (tb != NULL && value != NULL)
+        if (value == NULL) {
+            PyErr_Restore(type, value, tb);
+            goto done;
+        }
+        if (tb != NULL)
             PyException_SetTraceback(value, tb);
-        PyObject *r = value == NULL ? NULL : PyObject_CallFunctionObjArgs(self->failed, op, value, NULL);
-        if (r == NULL) {                /* the note could not be added: that error replaces it */
+        PyObject *r = PyObject_CallFunctionObjArgs(self->failed, op, value, NULL);
+        if (r == NULL) {                /* the note could not be added: that error replaces it, chained */
+            PyObject *t2, *v2, *tb2;
+            PyErr_Fetch(&t2, &v2, &tb2);
+            PyErr_NormalizeException(&t2, &v2, &tb2);
+            if (v2 != NULL) {
+                Py_INCREF(value);
+                PyException_SetContext(v2, value);      /* steals the new reference */
+            }
+            PyErr_Restore(t2, v2, tb2);
             Py_XDECREF(type);
-            Py_XDECREF(value);
+            Py_DECREF(value);
             Py_XDECREF(tb);
         } else {
             Py_DECREF(r);
@@ -373,17 +400,10 @@ run_fgradient(WalkerObject *self, PyObject *node, PyObject *op, PyObject *inputs
         PyList_SET_ITEM(one, 0, in_grads);
         in_grads = one;
     }
-    Py_ssize_t n_in = PyList_GET_SIZE(ins);
-    Py_ssize_t n_g = PySequence_Fast_GET_SIZE(in_grads);
-    if (n_g != n_in) {
-        PyObject *r = PyObject_CallFunction(self->wrong_count, "Onn", op, n_g, n_in);  /* raises */
-        Py_XDECREF(r);
-        if (r != NULL)
-            PyErr_SetString(PyExc_RuntimeError, "backward: wrong_count returned");
-        Py_CLEAR(in_grads);
-    }
 done:
     Py_DECREF(op_attrs);
+    Py_XDECREF(outputs);
+    Py_XDECREF(call_attrs);
     Py_XDECREF(fgrad);
     Py_XDECREF(ins);
     Py_XDECREF(outs);
@@ -395,7 +415,7 @@ done:
 static PyObject *
 fit(WalkerObject *self, PyObject *op, Py_ssize_t i, PyObject *inp, PyObject *g)
 {
-    PyObject *d = SLOT(inp, self->t_data);
+    PyObject *d = Py_TYPE(inp) == self->tensor ? SLOT(inp, self->t_data) : NULL;
     if (d != NULL && PyArray_CheckExact(d)) {
         PyArray_Descr *dd = PyArray_DESCR((PyArrayObject *)d);
         char kind = dd->kind;
@@ -434,21 +454,23 @@ filled(WalkerObject *self, PyObject *node, PyObject *ograds)
     PyObject *meta = node_slot(node, self->n_out_meta, "out_meta");
     if (meta == NULL)
         return NULL;
-    PyObject *fast = PySequence_Fast(meta, "Node.out_meta must be a sequence");
+    PyObject *fast = PySequence_Tuple(meta);        /* owned: zeros() runs Python code */
     if (fast == NULL)
         return NULL;
     Py_ssize_t n = PyList_GET_SIZE(ograds);
-    if (PySequence_Fast_GET_SIZE(fast) < n)
-        n = PySequence_Fast_GET_SIZE(fast);
+    if (PyTuple_GET_SIZE(fast) < n)
+        n = PyTuple_GET_SIZE(fast);
     PyObject *out = PyList_New(0);
-    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+    for (Py_ssize_t i = 0; out != NULL && i < n && i < PyList_GET_SIZE(ograds); i++) {
         PyObject *g = PyList_GET_ITEM(ograds, i);
         if (g != Py_None) {
             if (PyList_Append(out, g) < 0)
                 Py_CLEAR(out);
             continue;
         }
-        PyObject *z = PyObject_Call(self->zeros, PySequence_Fast_GET_ITEM(fast, i), NULL);
+        PyObject *entry = PySequence_Tuple(PyTuple_GET_ITEM(fast, i));     /* (shape, dtype, fmt) */
+        PyObject *z = entry == NULL ? NULL : PyObject_Call(self->zeros, entry, NULL);
+        Py_XDECREF(entry);
         if (z == NULL || PyList_Append(out, z) < 0)
             Py_CLEAR(out);
         Py_XDECREF(z);
@@ -472,9 +494,18 @@ walker_run(WalkerObject *self, PyObject *roots, PyObject *targets, int release, 
                 !PyObject_TypeCheck(PyTuple_GET_ITEM(pair, 0), self->tensor))
             Py_RETURN_NOTIMPLEMENTED;
     }
+    /* private copies: the caller's lists could change while gradient functions run */
+    roots = PyList_GetSlice(roots, 0, n_roots);
+    if (roots == NULL)
+        return NULL;
+    targets = PyList_GetSlice(targets, 0, PyList_GET_SIZE(targets));
+    if (targets == NULL) {
+        Py_DECREF(roots);
+        return NULL;
+    }
     root_nodes = PyList_New(n_roots);
     if (root_nodes == NULL)
-        return NULL;
+        goto done;
     for (Py_ssize_t i = 0; i < n_roots; i++) {
         PyObject *pair = PyList_GET_ITEM(roots, i);
         PyObject *n = node_of(self, PyTuple_GET_ITEM(pair, 0), leaves);
@@ -531,9 +562,11 @@ walker_run(WalkerObject *self, PyObject *roots, PyObject *targets, int release, 
                 goto done;
             continue;
         }
+        Py_INCREF(op);                  /* owned from here: filled() and the gradient run Python code */
         Py_INCREF(ograds);              /* grads.pop(node) */
         if (PyDict_DelItem(grads, node) < 0) {
             Py_DECREF(ograds);
+            Py_DECREF(op);
             goto done;
         }
         int any_none = 0;
@@ -545,13 +578,14 @@ walker_run(WalkerObject *self, PyObject *roots, PyObject *targets, int release, 
         if (any_none) {
             PyObject *f = filled(self, node, ograds);
             Py_DECREF(ograds);
-            if (f == NULL)
+            if (f == NULL) {
+                Py_DECREF(op);
                 goto done;
+            }
             ograds = f;
         }
-        Py_INCREF(op);
         PyObject *inputs = node_slot(node, self->n_inputs, "inputs");
-        PyObject *in_fast = inputs == NULL ? NULL : PySequence_Fast(inputs, "Node.inputs must be a sequence");
+        PyObject *in_fast = inputs == NULL ? NULL : PySequence_Tuple(inputs);
         if (in_fast == NULL) {
             Py_DECREF(op);
             Py_DECREF(ograds);
@@ -559,18 +593,40 @@ walker_run(WalkerObject *self, PyObject *roots, PyObject *targets, int release, 
         }
         PyObject *in_grads = run_fgradient(self, node, op, in_fast, ograds, needed, leaves);
         Py_DECREF(ograds);
+        Py_DECREF(in_fast);
         if (in_grads == NULL) {
+            Py_DECREF(op);
+            goto done;
+        }
+        /* node.inputs read again after the gradient function, as the Python walk reads it (an
+         * in-place write inside a gradient may have rewired it), on owned tuples */
+        inputs = node_slot(node, self->n_inputs, "inputs");
+        in_fast = inputs == NULL ? NULL : PySequence_Tuple(inputs);
+        PyObject *grads_t = in_fast == NULL ? NULL : PySequence_Tuple(in_grads);
+        Py_DECREF(in_grads);
+        if (grads_t == NULL) {
+            Py_XDECREF(in_fast);
+            Py_DECREF(op);
+            goto done;
+        }
+        in_grads = grads_t;
+        Py_ssize_t m = PyTuple_GET_SIZE(in_fast);
+        if (PyTuple_GET_SIZE(in_grads) != m) {
+            PyObject *r = PyObject_CallFunction(self->wrong_count, "Onn", op, PyTuple_GET_SIZE(in_grads), m);
+            Py_XDECREF(r);              /* raises */
+            if (r != NULL)
+                PyErr_SetString(PyExc_RuntimeError, "backward: wrong_count returned");
+            Py_DECREF(in_grads);
             Py_DECREF(in_fast);
             Py_DECREF(op);
             goto done;
         }
-        Py_ssize_t m = PySequence_Fast_GET_SIZE(in_fast);
         int bad = 0;
-        for (Py_ssize_t j = 0; j < m && j < PySequence_Fast_GET_SIZE(in_grads); j++) {
-            PyObject *g = PySequence_Fast_GET_ITEM(in_grads, j);
+        for (Py_ssize_t j = 0; j < m; j++) {
+            PyObject *g = PyTuple_GET_ITEM(in_grads, j);
             if (g == Py_None)
                 continue;
-            PyObject *inp = PySequence_Fast_GET_ITEM(in_fast, j);
+            PyObject *inp = PyTuple_GET_ITEM(in_fast, j);
             PyObject *inode = node_of(self, inp, leaves);
             if (inode == NULL) {
                 bad = 1;
@@ -661,6 +717,8 @@ walker_run(WalkerObject *self, PyObject *roots, PyObject *targets, int release, 
         }
     }
 done:
+    Py_DECREF(roots);
+    Py_DECREF(targets);
     Py_XDECREF(root_nodes);
     Py_XDECREF(order);
     Py_XDECREF(needed);
@@ -891,11 +949,15 @@ recorder_vectorcall(RecorderObject *self, PyObject *const *argv, size_t nargsf, 
         PyErr_SetString(PyExc_AttributeError, "Tensor without _data or _format");
         return NULL;
     }
+    Py_INCREF(d);                       /* owned: the allocations below may run a GC pass */
+    Py_INCREF(fmt);
     PyObject *shape = PyObject_GetAttr(d, str_shape);
     PyObject *dtype = shape == NULL ? NULL : PyObject_GetAttr(d, str_dtype);
     PyObject *meta1 = dtype == NULL ? NULL : PyTuple_Pack(3, shape, dtype, fmt);
     Py_XDECREF(shape);
     Py_XDECREF(dtype);
+    Py_DECREF(d);
+    Py_DECREF(fmt);
     PyObject *meta = meta1 == NULL ? NULL : PyList_New(1);
     if (meta == NULL) {
         Py_XDECREF(meta1);
