@@ -467,6 +467,9 @@ class Record:
                 last_use[groups.find(s)] = j
             for s in st.outs:
                 last_use.setdefault(groups.find(s), j)
+        self.pinned = self._pin_destinations(cap, groups, escaping, last_use)
+        self.owned = {s for st in self.steps if st.kind == "kernel" and st.op.attrs.get("FScratchOutputs")
+                      for s in st.outs if groups.find(s) not in escaping}
         free = {}                           # (shape, dtype) -> [buffers]
         release = {}                        # step index -> [(key, buffer)]
         for j, st in enumerate(self.steps):
@@ -475,6 +478,9 @@ class Record:
                     g = groups.find(s)
                     if g in escaping:
                         self.fresh.add(s)
+                        continue
+                    if s in self.pinned:
+                        self.buffers[s] = self.pinned[s]
                         continue
                     a = arrays[s]
                     key = (a.shape, a.dtype.str)
@@ -486,6 +492,60 @@ class Record:
                 free.setdefault(key, []).append(buf)
         self._groups, self._last_use = groups, last_use
         self.arena_bytes = sum(b.nbytes for b in {id(b): b for b in self.buffers.values()}.values())
+
+    def _pin_destinations(self, cap, groups, escaping, last_use):
+        """slot -> array: values written straight into the array a later step would copy them into.
+
+        An op with ``FInputDestinations = fn(attrs) -> [array or None per input]`` says that its
+        kernel copies input ``i`` into that array (a gradient bucket packing its gradients into its
+        flat buffer) and skips the copy when it is given that very array. A value made by a kernel
+        that writes into given buffers, whose last reader is that step, is then written into the
+        array itself. An entry ``(array, after)`` also has ``after(array)`` called right after the
+        value was written there (while it is in cache: a bucket scales a gradient for a mean). Not pinned: returned values, a value passed twice, an array two values would
+        share, and a value whose lifetime overlaps that of another value recorded in the array's
+        memory (the reduced gradients of an earlier call, still read).
+        """
+        producer, into = {}, {}
+        for j, st in enumerate(self.steps):
+            for s in st.outs:
+                producer[s] = j
+                if st.kind == "kernel" and st.mode in _INTO_MODES:
+                    into[s] = j
+        arrays = cap.arrays
+        members = {}
+        for t in range(len(arrays)):
+            g = groups.find(t)
+            members[g] = members.get(g, 0) + 1
+        pinned, taken = {}, set()
+        self.pinned_after = {}
+        for j, st in enumerate(self.steps):
+            rule = st.op.attrs.get("FInputDestinations") if st.kind == "kernel" else None
+            if rule is None:
+                continue
+            for s, dest in zip(st.ins, rule(st.attrs)):
+                d, after = dest if type(dest) is tuple else (dest, None)
+                p = into.get(s)
+                g = groups.find(s)
+                if d is None or p is None or p >= j or g in escaping or last_use.get(g) != j \
+                        or members[g] != 1 or st.ins.count(s) != 1 or s in pinned or id(d) in taken \
+                        or arrays[s].shape != d.shape or arrays[s].dtype != d.dtype:
+                    continue
+                if any(t != s and isinstance(arrays[t], np.ndarray) and np.may_share_memory(arrays[t], d)
+                       and self._span(t, producer, groups, last_use)[0] <= j
+                       and self._span(t, producer, groups, last_use)[1] >= p
+                       for t in range(len(arrays))):
+                    continue
+                pinned[s] = d
+                taken.add(id(d))
+                if after is not None:
+                    self.pinned_after[s] = after
+        return pinned
+
+    @staticmethod
+    def _span(t, producer, groups, last_use):
+        """(first, last) step index at which value ``t`` is live (-1: from the start)."""
+        first = producer.get(t, -1)
+        return first, max(last_use.get(groups.find(t), first), first)
 
     # ----------------------------------------------------------------- code generation
     def _compile(self, cap):
@@ -616,6 +676,11 @@ class Record:
             else:   # guard
                 ns[f"F{j}"], ns[f"V{j}"] = st.fn, st.value
                 emit(f"    if F{j}({args}) != V{j}: raise GuardMiss({j})")
+            for s in st.outs:               # a value written into its destination: the owner's finish
+                after = self.pinned_after.get(s)
+                if after is not None:
+                    ns[f"PA{s}"] = after
+                    emit(f"    PA{s}(v{s})")
         outs = [ref(s) for s in self.out_slots]
         if self.template is None:
             emit(f"    return [{', '.join(outs)}]")
@@ -675,8 +740,8 @@ class Record:
                 flags.append(False)
                 continue
             g = groups.find(s)
-            flags.append(s in self.buffers and s not in self.fresh and last_use.get(g) == j
-                         and roots.count(g) == 1)
+            flags.append(((s in self.buffers and s not in self.fresh and s not in self.pinned) or s in self.owned)
+                         and last_use.get(g) == j and roots.count(g) == 1)
         return tuple(flags)
 
     def _build(self, tpl, outs, ns):
