@@ -57,7 +57,7 @@ class Bucket:
         self._scale = self.dtype.type(scale)
         self.who = f"{who} (bucket {number}: {len(sizes)} gradient(s), {self.buf.nbytes} bytes)"
         self.req = None
-        self._outs = tuple(self.views)
+        self._outs = tuple(self.views) if len(self.views) > 1 else self.views[0]
         self._token = np.zeros((), self.dtype)     # the start's output: only orders the wait after it
         self._token.flags.writeable = False
         self._iallreduce = None                     # bound once the ranks' signatures were compared
@@ -66,12 +66,14 @@ class Bucket:
         self.start_op = extend.def_op(f"dist_bucket{number}_start", inputs=None, register=False,
                                       doc="pack a bucket of gradients and start its all-reduce")
         self.start_op.attrs["FRandom"] = True
+        self.start_op.attrs["FReplayDirect"] = True         # its kernel returns its token as inferred
         self.start_op.attrs["FInputDestinations"] = self._destinations      # replays produce into them
         extend.def_infer(self.start_op, shape=self._start_shape, dtype=lambda attrs, dts: [dts[0]])
         extend.def_kernel(self.start_op, self._start, target="CPU")
         self.wait_op = extend.def_op(f"dist_bucket{number}_wait", inputs=("token",), outputs=n, register=False,
                                      doc="wait for a bucket's all-reduce; its gradients, reduced")
         self.wait_op.attrs["FRandom"] = True
+        self.wait_op.attrs["FReplayDirect"] = True          # and this one its views of the buffer
         self.wait_op.attrs["FScratchOutputs"] = True        # rewritten by the next start: a last reader may
         extend.def_infer(self.wait_op, shape=lambda attrs, shapes: [list(s) for s in self.shapes],
                          dtype=lambda attrs, dts: [dts[0]] * n)
