@@ -156,7 +156,8 @@ def worker(name, rounds, steps):
 def _launch(n, name, rounds, steps):
     exe = Path(sys.executable).with_name("mpiexec")
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               NUMBA_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+               NUMBA_NUM_THREADS="1", PYTHONPATH=str(ROOT),
+               MSCUSTOM_LOOPS="now")   # the steady state: no background load of the Numba loops while timing
     cmd = [str(exe), "-n", str(n), sys.executable, str(Path(__file__).resolve()), "--worker", name,
            "--rounds", str(rounds), "--steps", str(steps)]
     res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)

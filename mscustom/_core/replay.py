@@ -509,9 +509,10 @@ class Record:
         flat buffer) and skips the copy when it is given that very array. A value made by a kernel
         that writes into given buffers, whose last reader is that step, is then written into the
         array itself. An entry ``(array, after)`` also has ``after(array)`` called right after the
-        value was written there (while it is in cache: a bucket scales a gradient for a mean). Not pinned: returned values, a value passed twice, an array two values would
-        share, and a value whose lifetime overlaps that of another value recorded in the array's
-        memory (the reduced gradients of an earlier call, still read).
+        value was written there (while it is in cache: a bucket scales a gradient for a mean).
+        Not pinned: returned values, a value passed twice or with views of it, an array two values
+        would share, and a value whose lifetime overlaps that of another value recorded in the
+        array's memory (the reduced gradients of an earlier call, still read).
         """
         producer, into = {}, {}
         for j, st in enumerate(self.steps):
@@ -530,18 +531,21 @@ class Record:
             rule = st.op.attrs.get("FInputDestinations") if st.kind == "kernel" else None
             if rule is None:
                 continue
-            for s, dest in zip(st.ins, rule(st.attrs)):
-                d, after = dest if type(dest) is tuple else (dest, None)
+            dests = [dest if type(dest) is tuple else (dest, None) for dest in rule(st.attrs)]
+            bases = {id(b): b for b in (d if d.base is None else d.base for d, _ in dests if d is not None)}
+            near = [t for t in range(len(arrays)) if isinstance(arrays[t], np.ndarray)
+                    and any(np.may_share_memory(arrays[t], b) for b in bases.values())]
+            for s, (d, after) in zip(st.ins, dests):
                 p = into.get(s)
                 g = groups.find(s)
                 if d is None or p is None or p >= j or g in escaping or last_use.get(g) != j \
                         or members[g] != 1 or st.ins.count(s) != 1 or s in pinned or id(d) in taken \
                         or arrays[s].shape != d.shape or arrays[s].dtype != d.dtype:
                     continue
-                if any(t != s and isinstance(arrays[t], np.ndarray) and np.may_share_memory(arrays[t], d)
+                if any(t != s and np.may_share_memory(arrays[t], d)
                        and self._span(t, producer, groups, last_use)[0] <= j
                        and self._span(t, producer, groups, last_use)[1] >= p
-                       for t in range(len(arrays))):
+                       for t in near):
                     continue
                 pinned[s] = d
                 taken.add(id(d))
