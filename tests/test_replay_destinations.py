@@ -82,3 +82,17 @@ def test_a_value_passed_twice_is_not_pinned():
         f(a, b)
         np.testing.assert_array_equal(dest, 2 * (a.asnumpy() @ b.asnumpy() + 1.0))
     assert seen == [False, False, False]
+
+
+def test_after_runs_only_when_the_copying_step_is_the_only_reader():
+    dest = np.zeros((3, 5), np.float32)
+    landed = []
+    op, seen = _sink(dest, after=lambda arr: landed.append(True))
+    f = ms.jit(lambda a, b: (lambda y: (ops.ReduceSum()(y), call(op, (y,), {})))(ops.matmul(a, b) + 1.0))
+    a, b = _ab()
+    want = a.asnumpy() @ b.asnumpy() + 1.0
+    for _ in range(3):
+        total, _ = f(a, b)
+        np.testing.assert_allclose(total.asnumpy(), want.sum(), rtol=1e-6)
+        np.testing.assert_array_equal(dest, want)
+    assert seen == [False, True, True] and landed == []     # written in place, but never changed by after

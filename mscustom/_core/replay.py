@@ -509,7 +509,8 @@ class Record:
         flat buffer) and skips the copy when it is given that very array. A value made by a kernel
         that writes into given buffers, whose last reader is that step, is then written into the
         array itself. An entry ``(array, after)`` also has ``after(array)`` called right after the
-        value was written there (while it is in cache: a bucket scales a gradient for a mean).
+        value was written there (while it is in cache: a bucket scales a gradient for a mean),
+        when that step is the value's only reader (so nobody else sees it changed).
         Not pinned: returned values, a value passed twice or with views of it, an array two values
         would share, and a value whose lifetime overlaps that of another value recorded in the
         array's memory (the reduced gradients of an earlier call, still read).
@@ -521,6 +522,10 @@ class Record:
                 if st.kind == "kernel" and st.mode in _INTO_MODES:
                     into[s] = j
         arrays = cap.arrays
+        reads = {}
+        for st in self.steps:
+            for s in st.ins:
+                reads[s] = reads.get(s, 0) + 1
         members = {}
         for t in range(len(arrays)):
             g = groups.find(t)
@@ -549,7 +554,7 @@ class Record:
                     continue
                 pinned[s] = d
                 taken.add(id(d))
-                if after is not None:
+                if after is not None and reads.get(s) == 1:     # no other reader sees it changed
                     self.pinned_after[s] = after
         return pinned
 
