@@ -13,7 +13,8 @@ does) move them:
   that already is its view of the buffer is not copied (scaled in place);
 - ``wait(token) -> reduced grads``: waits for that all-reduce (never forever:
   ``_engine.wait``) and returns the gradients as views of the buffer, valid
-  until the bucket's next ``start`` (the optimizer reads them in the same step).
+  until the bucket's next ``start`` (in a replayed step, until the next step's
+  backward writes into the buffer; the optimizer reads them in the same step).
 
 Being ops, both are recorded by graph mode: a replayed training step starts and
 waits for each bucket where the traced step did, with no Python of the reducer
@@ -23,10 +24,8 @@ view of the buffer (the kernel making it writes there; for a mean the view is
 scaled at once, while in cache, and marked so), so a replayed step copies no
 gradient; the wait op's ``FScratchOutputs`` lets the optimizer, their last
 reader, use the reduced gradients as its work space (the next start rewrites
-them anyway).
-Being ops, both are recorded by graph mode: a replayed training step starts and
-waits for each bucket where the traced step did, with no Python of the reducer
-in between. ``FRandom`` keeps replays from folding or merging them.
+them anyway); ``FReplayDirect`` has the replay call both kernels without
+checking their results.
 """
 
 import functools
@@ -74,7 +73,7 @@ class Bucket:
                                      doc="wait for a bucket's all-reduce; its gradients, reduced")
         self.wait_op.attrs["FRandom"] = True
         self.wait_op.attrs["FReplayDirect"] = True          # and this one its views of the buffer
-        self.wait_op.attrs["FScratchOutputs"] = True        # rewritten by the next start: a last reader may
+        self.wait_op.attrs["FScratchOutputs"] = True        # rewritten next step: their last reader may too
         extend.def_infer(self.wait_op, shape=lambda attrs, shapes: [list(s) for s in self.shapes],
                          dtype=lambda attrs, dts: [dts[0]] * n)
         extend.def_kernel(self.wait_op, self._wait, target="CPU")
