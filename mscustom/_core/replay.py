@@ -97,9 +97,17 @@ class _Groups:
 
 
 def _kernel_mode(step, arrays):
-    """How a replay calls this kernel step: "ufunc", "into", "prealloc", "alloc" or "run"."""
+    """How a replay calls this kernel step: "direct", "ufunc", "into", "prealloc", "alloc" or "run".
+
+    "direct": an op with ``FReplayDirect = True`` whose built-in kernel returns its outputs (the
+    array, or a sequence of them for several outputs) exactly as inferred, every call: the replay
+    calls the kernel and takes its result as it is (a gradient bucket's start and wait).
+    """
     op, plan = step.op, step.plan
     plain = not plan.conversions and not plan.restore and not plan.out_formats
+    if op.attrs.get("FReplayDirect") and plain and plan.entry.allocates and not plan.timed \
+            and plan.out_shapes is not None:
+        return "direct"         # the op vouches for its kernel's outputs: called with no checks
     if plan.entry.kind == "builtin" and plain and plan.out_shapes is not None:
         ufunc = op.attrs.get("FUfunc")
         if ufunc is not None and not step.attrs and plan.n_out == 1:
@@ -467,6 +475,9 @@ class Record:
                 last_use[groups.find(s)] = j
             for s in st.outs:
                 last_use.setdefault(groups.find(s), j)
+        self.pinned = self._pin_destinations(cap, groups, escaping, last_use)
+        self.owned = {s for st in self.steps if st.kind == "kernel" and st.op.attrs.get("FScratchOutputs")
+                      for s in st.outs if groups.find(s) not in escaping}
         free = {}                           # (shape, dtype) -> [buffers]
         release = {}                        # step index -> [(key, buffer)]
         for j, st in enumerate(self.steps):
@@ -475,6 +486,9 @@ class Record:
                     g = groups.find(s)
                     if g in escaping:
                         self.fresh.add(s)
+                        continue
+                    if s in self.pinned:
+                        self.buffers[s] = self.pinned[s]
                         continue
                     a = arrays[s]
                     key = (a.shape, a.dtype.str)
@@ -486,6 +500,69 @@ class Record:
                 free.setdefault(key, []).append(buf)
         self._groups, self._last_use = groups, last_use
         self.arena_bytes = sum(b.nbytes for b in {id(b): b for b in self.buffers.values()}.values())
+
+    def _pin_destinations(self, cap, groups, escaping, last_use):
+        """slot -> array: values written straight into the array a later step would copy them into.
+
+        An op with ``FInputDestinations = fn(attrs) -> [array or None per input]`` says that its
+        kernel copies input ``i`` into that array (a gradient bucket packing its gradients into its
+        flat buffer) and skips the copy when it is given that very array. A value made by a kernel
+        that writes into given buffers, whose last reader is that step, is then written into the
+        array itself. An entry ``(array, after)`` also has ``after(array)`` called right after the
+        value was written there (while it is in cache: a bucket scales a gradient for a mean),
+        when that step is the value's only reader (so nobody else sees it changed).
+        Not pinned: returned values, a value passed twice or with views of it, an array two values
+        would share, and a value whose lifetime overlaps that of another value recorded in the
+        array's memory (the reduced gradients of an earlier call, still read).
+        """
+        producer, into = {}, {}
+        for j, st in enumerate(self.steps):
+            for s in st.outs:
+                producer[s] = j
+                if st.kind == "kernel" and st.mode in _INTO_MODES:
+                    into[s] = j
+        arrays = cap.arrays
+        reads = {}
+        for st in self.steps:
+            for s in st.ins:
+                reads[s] = reads.get(s, 0) + 1
+        members = {}
+        for t in range(len(arrays)):
+            g = groups.find(t)
+            members[g] = members.get(g, 0) + 1
+        pinned, taken = {}, set()
+        self.pinned_after = {}
+        for j, st in enumerate(self.steps):
+            rule = st.op.attrs.get("FInputDestinations") if st.kind == "kernel" else None
+            if rule is None:
+                continue
+            dests = [dest if type(dest) is tuple else (dest, None) for dest in rule(st.attrs)]
+            bases = {id(b): b for b in (d if d.base is None else d.base for d, _ in dests if d is not None)}
+            near = [t for t in range(len(arrays)) if isinstance(arrays[t], np.ndarray)
+                    and any(np.may_share_memory(arrays[t], b) for b in bases.values())]
+            for s, (d, after) in zip(st.ins, dests):
+                p = into.get(s)
+                g = groups.find(s)
+                if d is None or p is None or p >= j or g in escaping or last_use.get(g) != j \
+                        or members[g] != 1 or st.ins.count(s) != 1 or s in pinned or id(d) in taken \
+                        or arrays[s].shape != d.shape or arrays[s].dtype != d.dtype:
+                    continue
+                if any(t != s and np.may_share_memory(arrays[t], d)
+                       and self._span(t, producer, groups, last_use)[0] <= j
+                       and self._span(t, producer, groups, last_use)[1] >= p
+                       for t in near):
+                    continue
+                pinned[s] = d
+                taken.add(id(d))
+                if after is not None and reads.get(s) == 1:     # no other reader sees it changed
+                    self.pinned_after[s] = after
+        return pinned
+
+    @staticmethod
+    def _span(t, producer, groups, last_use):
+        """(first, last) step index at which value ``t`` is live (-1: from the start)."""
+        first = producer.get(t, -1)
+        return first, max(last_use.get(groups.find(t), first), first)
 
     # ----------------------------------------------------------------- code generation
     def _compile(self, cap):
@@ -561,6 +638,11 @@ class Record:
                     outs = out_names(st)
                     emit(f"    R{j}(K{j}, {tup}, Q{j}, [{', '.join(outs)}])")
                     emit(f"    S{j}['calls'] += 1")
+                elif mode == "direct":
+                    ns[f"R{j}"] = st.plan.runner
+                    names = ", ".join(f"v{s}" for s in st.outs)
+                    emit(f"    {names}{',' if len(st.outs) > 1 else ''} = R{j}(K{j}, {tup})")
+                    defined.update(st.outs)
                 elif mode == "view":
                     ns[f"W{j}"] = st.op.attrs["FView"]
                     (s,) = st.outs
@@ -616,6 +698,11 @@ class Record:
             else:   # guard
                 ns[f"F{j}"], ns[f"V{j}"] = st.fn, st.value
                 emit(f"    if F{j}({args}) != V{j}: raise GuardMiss({j})")
+            for s in st.outs:               # a value written into its destination: the owner's finish
+                after = self.pinned_after.get(s)
+                if after is not None:
+                    ns[f"PA{s}"] = after
+                    emit(f"    PA{s}(v{s})")
         outs = [ref(s) for s in self.out_slots]
         if self.template is None:
             emit(f"    return [{', '.join(outs)}]")
@@ -675,8 +762,8 @@ class Record:
                 flags.append(False)
                 continue
             g = groups.find(s)
-            flags.append(s in self.buffers and s not in self.fresh and last_use.get(g) == j
-                         and roots.count(g) == 1)
+            flags.append(((s in self.buffers and s not in self.fresh and s not in self.pinned) or s in self.owned)
+                         and last_use.get(g) == j and roots.count(g) == 1)
         return tuple(flags)
 
     def _build(self, tpl, outs, ns):

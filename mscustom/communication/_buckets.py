@@ -9,15 +9,26 @@ does) move them:
   by ``scale`` on the way (1/degree for a mean: each rank's share is scaled
   before the sum, as MindSpore's DistributedDataParallel does by default, so no
   second pass over the buffer), and starts an in-place ``MPI_Iallreduce`` (sum)
-  on it; the token (a 0-d array) carries the order to ``wait``;
+  on it; the token (a 0-d array) carries the order to ``wait``. A gradient
+  that already is its view of the buffer is not copied (scaled in place);
 - ``wait(token) -> reduced grads``: waits for that all-reduce (never forever:
   ``_engine.wait``) and returns the gradients as views of the buffer, valid
-  until the bucket's next ``start`` (the optimizer reads them in the same step).
+  until the bucket's next ``start`` (in a replayed step, until the next step's
+  backward writes into the buffer; the optimizer reads them in the same step).
 
 Being ops, both are recorded by graph mode: a replayed training step starts and
 waits for each bucket where the traced step did, with no Python of the reducer
-in between. ``FRandom`` keeps replays from folding or merging them.
+in between. ``FRandom`` keeps replays from folding or merging them. The start
+op's ``FInputDestinations`` lets a replay write each gradient straight into its
+view of the buffer (the kernel making it writes there; for a mean the view is
+scaled at once, while in cache, and marked so), so a replayed step copies no
+gradient; the wait op's ``FScratchOutputs`` lets the optimizer, their last
+reader, use the reduced gradients as its work space (the next start rewrites
+them anyway); ``FReplayDirect`` has the replay call both kernels without
+checking their results.
 """
+
+import functools
 
 import numpy as np
 
@@ -42,17 +53,27 @@ class Bucket:
         self.views = [self.buf[a:b].reshape(s) for a, b, s in zip(self.offsets, self.offsets[1:], self.shapes)]
         self.group = group
         self.scale = scale
+        self._scale = self.dtype.type(scale)
         self.who = f"{who} (bucket {number}: {len(sizes)} gradient(s), {self.buf.nbytes} bytes)"
         self.req = None
+        self._outs = tuple(self.views) if len(self.views) > 1 else self.views[0]
+        self._token = np.zeros((), self.dtype)     # the start's output: only orders the wait after it
+        self._token.flags.writeable = False
+        self._iallreduce = None                     # bound once the ranks' signatures were compared
+        self._landed = [False] * len(self.views)    # scaled in place since the last start (replays)
         n = len(self.indices)
         self.start_op = extend.def_op(f"dist_bucket{number}_start", inputs=None, register=False,
                                       doc="pack a bucket of gradients and start its all-reduce")
         self.start_op.attrs["FRandom"] = True
+        self.start_op.attrs["FReplayDirect"] = True         # its kernel returns its token as inferred
+        self.start_op.attrs["FInputDestinations"] = self._destinations      # replays produce into them
         extend.def_infer(self.start_op, shape=self._start_shape, dtype=lambda attrs, dts: [dts[0]])
         extend.def_kernel(self.start_op, self._start, target="CPU")
         self.wait_op = extend.def_op(f"dist_bucket{number}_wait", inputs=("token",), outputs=n, register=False,
                                      doc="wait for a bucket's all-reduce; its gradients, reduced")
         self.wait_op.attrs["FRandom"] = True
+        self.wait_op.attrs["FReplayDirect"] = True          # and this one its views of the buffer
+        self.wait_op.attrs["FScratchOutputs"] = True        # rewritten next step: their last reader may too
         extend.def_infer(self.wait_op, shape=lambda attrs, shapes: [list(s) for s in self.shapes],
                          dtype=lambda attrs, dts: [dts[0]] * n)
         extend.def_kernel(self.wait_op, self._wait, target="CPU")
@@ -68,25 +89,49 @@ class Bucket:
                              f"got {[list(s) for s in got]}")
         return [[]]
 
+    def _destinations(self, attrs):
+        """``FInputDestinations``: a replay writes each gradient straight into its view of the buffer
+        (and, for a mean, scales it there at once, while it is in cache)."""
+        if self.scale == 1.0:
+            return list(self.views)
+        return [(view, functools.partial(self._land, k)) for k, view in enumerate(self.views)]
+
+    def _land(self, k, view):
+        np.multiply(view, self._scale, out=view)
+        self._landed[k] = True
+
     def _start(self, attrs, ins):
         if self.req is not None:            # a start never waited for: finish it first
             _engine.wait(self.req, self.who, self.group)
             self.req = None
+        views, landed = self.views, self._landed
         if self.scale == 1.0:
-            for view, g in zip(self.views, ins):
-                np.copyto(view, g, casting="same_kind")
-        else:                               # packed already scaled: no second pass over the buffer
-            scale = self.dtype.type(self.scale)
-            for view, g in zip(self.views, ins):
-                np.multiply(g, scale, out=view, casting="same_kind")
-        self.req = _engine.iallreduce(self.buf, "sum", self.group, self.who)
-        return np.zeros((), self.dtype)
+            for view, g in zip(views, ins):
+                if g is not view:           # not produced in the buffer: pack it
+                    np.copyto(view, g, casting="same_kind")
+        elif not all(landed) or any(g is not v for g, v in zip(ins, views)):
+            for k, (view, g) in enumerate(zip(views, ins)):
+                if g is not view or not landed[k]:      # scaled on the way: no second pass over the buffer
+                    np.multiply(g, self._scale, out=view, casting="same_kind")
+                landed[k] = False
+        else:
+            landed[:] = [False] * len(landed)
+        buf = self.buf
+        start = self._iallreduce
+        if start is not None:
+            self.req = start()
+        else:                               # the first start compares the ranks' signatures
+            self.req = _engine.iallreduce(buf, "sum", self.group, self.who)
+            if self.req is not None:
+                MPI = _engine.STATE.MPI
+                self._iallreduce = functools.partial(self.group.comm.Iallreduce, MPI.IN_PLACE, buf, MPI.SUM)
+        return self._token
 
     def _wait(self, attrs, ins):
         req, self.req = self.req, None
         if req is not None:
             _engine.wait(req, self.who, self.group)
-        return tuple(self.views)
+        return self._outs
 
     def start(self, grads):
         """Start this bucket's all-reduce on ``grads`` (Tensors, in the bucket's order); returns the token."""
