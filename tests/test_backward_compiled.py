@@ -189,6 +189,18 @@ def test_an_fgradient_error_is_the_same():
     assert "bprop exploded" in str(err)
 
 
+def test_a_keyboard_interrupt_in_a_gradient_passes_through_without_a_note_on_both_walks():
+    def interrupted(inp, out, dout):
+        raise KeyboardInterrupt
+    c = ops.Custom(lambda a: a * 2, lambda s: s, lambda d: d, func_type="pyfunc", bprop=interrupted)
+    x = _data(13, (3,))
+    for compiled in (True, False):
+        with pytest.raises(KeyboardInterrupt) as info:
+            _run(lambda: ms.grad(lambda t: (c(t * 2.0) * t).sum())(x), compiled)
+        assert getattr(info.value, "__notes__", None) is None        # notes are for Exceptions only
+    assert _tape.STATE.depth == 0
+
+
 def test_a_wrong_gradient_count_is_the_same():
     c = ops.Custom(lambda a: a * 2, lambda s: s, lambda d: d, func_type="pyfunc",
                    bprop=lambda inp, out, dout: (dout, dout))
