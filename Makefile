@@ -151,4 +151,4 @@ reliability: $(STAMP) kernels fastcall
 	$(VENV_PY) bench/reliability.py
 
 clean:
-	rm -rf $(KBUILD) $(FASTCALL_SO)
+	rm -rf $(KBUILD) $(FASTCALL_SO) $(FASTWALK_SO)
