@@ -148,12 +148,13 @@ class BaseSparseNDArray(NDArray):
 
     @property
     def data(self):
-        """The stored values (an NDArray)."""
-        raise NotImplementedError
+        """The stored values (an NDArray); each storage type (CSRNDArray, RowSparseNDArray) defines it."""
+        raise NotImplementedError(f"{type(self).__name__}.data: only csr and row_sparse arrays store values")
 
     @property
     def indices(self):
-        raise NotImplementedError
+        """The stored indices (an NDArray); each storage type defines it."""
+        raise NotImplementedError(f"{type(self).__name__}.indices: only csr and row_sparse arrays store indices")
 
     def __setitem__(self, key, value):
         """``x[:] = value``: the whole array (MXNet supports no other index on sparse arrays)."""
