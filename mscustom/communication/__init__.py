@@ -75,21 +75,23 @@ def get_group_size(group=GlobalComm.WORLD_COMM_GROUP):
     return 1 if g is None else g.size
 
 
+def _world_only(group, who):
+    """``_group(group)`` for the calls that know only the world group (None before ``init()``)."""
+    g = _group(group, who)
+    if g is not None and g is not _STATE.world:
+        raise ValueError(f"{who}: only the world group is supported, got {group!r}")
+    return g
+
+
 def get_local_rank(group=GlobalComm.WORLD_COMM_GROUP):
     """This process's rank among the world ranks on its own host."""
-    g = _group(group, "get_local_rank")
-    if g is not None and g is not _STATE.world:
-        raise ValueError("get_local_rank: only the world group is supported, got "
-                         f"{group!r}")
+    g = _world_only(group, "get_local_rank")
     return 0 if g is None else _STATE.local_rank
 
 
 def get_local_rank_size(group=GlobalComm.WORLD_COMM_GROUP):
     """The number of world ranks on this process's host."""
-    g = _group(group, "get_local_rank_size")
-    if g is not None and g is not _STATE.world:
-        raise ValueError("get_local_rank_size: only the world group is supported, got "
-                         f"{group!r}")
+    g = _world_only(group, "get_local_rank_size")
     return 1 if g is None else _STATE.local_size
 
 

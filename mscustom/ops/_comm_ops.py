@@ -45,6 +45,15 @@ def _tensor(x, who):
     return x
 
 
+def _check_reduce_op(op, who):
+    """``op`` as a reduction name (``ReduceOp.SUM`` ...), or the error naming ``who``."""
+    if not isinstance(op, str):
+        raise TypeError(f"{who}: op must be a str, got {type(op).__name__}")
+    if op not in _engine.REDUCE_OPS:
+        raise ValueError(f"{who}: op must be one of {list(_engine.REDUCE_OPS)}, got {op!r}")
+    return op
+
+
 class AllReduce(Primitive):
     """All-reduce ``input_x`` over ``group`` (``op``: "sum", "max", "min", "prod"); differentiable.
 
@@ -55,11 +64,7 @@ class AllReduce(Primitive):
 
     def __init__(self, op=ReduceOp.SUM, group=GlobalComm.WORLD_COMM_GROUP):
         super().__init__("AllReduce")
-        if not isinstance(op, str):
-            raise TypeError(f"AllReduce: op must be a str, got {type(op).__name__}")
-        if op not in _engine.REDUCE_OPS:
-            raise ValueError(f"AllReduce: op must be one of {list(_engine.REDUCE_OPS)}, got {op!r}")
-        self.add_prim_attr("op", op)
+        self.add_prim_attr("op", _check_reduce_op(op, "AllReduce"))
         self.add_prim_attr("group", _check_group(group, "AllReduce"))
 
     def __call__(self, input_x):
@@ -82,11 +87,7 @@ class ReduceScatter(Primitive):
 
     def __init__(self, op=ReduceOp.SUM, group=GlobalComm.WORLD_COMM_GROUP):
         super().__init__("ReduceScatter")
-        if not isinstance(op, str):
-            raise TypeError(f"ReduceScatter: op must be a str, got {type(op).__name__}")
-        if op not in _engine.REDUCE_OPS:
-            raise ValueError(f"ReduceScatter: op must be one of {list(_engine.REDUCE_OPS)}, got {op!r}")
-        self.add_prim_attr("op", op)
+        self.add_prim_attr("op", _check_reduce_op(op, "ReduceScatter"))
         self.add_prim_attr("group", _check_group(group, "ReduceScatter"))
 
     def __call__(self, input_x):
