@@ -13,6 +13,7 @@ from ._core import autodiff as _ad
 from ._core.backward import backward as _backward
 from ._core.tape import STATE as _STATE
 from ._core.tape import new_leaf as _new_leaf
+from ._core.tape import _plain_leaf
 from .formats import DEFAULT_FORMAT as _DEFAULT_FORMAT
 from .graph import GraphFunction
 from .tensor import Parameter, Tensor
@@ -20,6 +21,7 @@ from .tensor import Parameter, Tensor
 _settings = _context._settings
 _empty = np.empty
 _new_tensor = object.__new__
+_GRAPH_MODE = _context.GRAPH_MODE
 
 
 def _fn_name(fn):
@@ -195,6 +197,12 @@ def _record_and_backward(fn, args, has_aux, sens, targets):
         out = fn(*args)
     finally:
         state.depth -= 1
+    return out, _backward_of(fn, out, has_aux, sens, targets)
+
+
+def _backward_of(fn, out, has_aux, sens, targets):
+    """The targets' gradients of ``fn``'s result ``out``, just recorded on this thread's tape."""
+    state = _STATE
     if type(out) is Tensor and sens is None and not has_aux:     # one output, all-ones sensitivity
         d = out._data
         ones = _empty(d.shape, d.dtype)
@@ -205,10 +213,10 @@ def _record_and_backward(fn, args, has_aux, sens, targets):
         seed._node = None
         seed._oidx = 0
         # release: no outer tape reads this graph, so backward frees it by reference counting
-        return out, _backward([(out, seed)], targets, not state.depth)
+        return _backward([(out, seed)], targets, not state.depth)
     main, _ = _outputs_to_differentiate(fn, out, has_aux)
     roots = list(zip(main, _sens_for(fn, main, sens)))
-    return out, _ad.backward(roots, targets, not state.depth)
+    return _ad.backward(roots, targets, not state.depth)
 
 
 def _shape_result(grad_position, pos_grads, weight_grads, has_weights):
@@ -240,6 +248,51 @@ def grad(fn, grad_position=0, weights=None, has_aux=False):
     if type(grad_position) is int and weights is None and not has_aux:
         def grad_fn(*args):             # the common form, ms.grad(fn): one input's gradient
             return _grad_one(fn, args, positions_for(len(args))[0])[1]
+
+        in_graph = _graph_aware(grad_fn)
+        state = _STATE
+
+        def outermost_grad_fn(*args):
+            """``grad_fn`` when nothing else records (no tape, no capture) and the argument is on no
+            tape: ``_grad_one`` and ``_record_and_backward`` inline, their frames saved per call."""
+            if state.capture is not None or state.depth or _settings["mode"] == _GRAPH_MODE:
+                return in_graph(*args)
+            p = positions_for(len(args))[0]
+            x = args[p]
+            if type(x) is not Tensor or x._node is not None or state.leaves:
+                return in_graph(*args)
+            leaf = _new_tensor(Tensor)          # tape.new_leaf(x) for a tensor on no tape, inline
+            leaf._data = x._data
+            leaf._format = x._format
+            leaf._oidx = 0
+            leaf._node = target = _plain_leaf(leaf)
+            state.depth = 1
+            try:
+                out = fn(*((leaf,) if len(args) == 1 else args[:p] + (leaf,) + args[p + 1:]))
+            finally:
+                state.depth = 0
+            if type(out) is Tensor:
+                d = out._data
+                ones = _empty(d.shape, d.dtype)
+                ones.fill(1)
+                seed = _new_tensor(Tensor)
+                seed._data = ones
+                seed._format = _DEFAULT_FORMAT
+                seed._node = None
+                seed._oidx = 0
+                (g,) = _backward([(out, seed)], [target], True)
+                out._node = None
+            else:
+                (g,) = _backward_of(fn, out, False, None, [target])
+                _detach(out)
+            if g is None:                       # no path from the output: a zero gradient
+                return Tensor._wrap(np.zeros(x._data.shape, x._data.dtype))
+            g._node = None
+            return g
+
+        outermost_grad_fn.__name__ = outermost_grad_fn.__qualname__ = f"grad_{_fn_name(fn)}"
+        outermost_grad_fn.__wrapped__ = grad_fn
+        return outermost_grad_fn
     else:
         def grad_fn(*args):
             positions = positions_for(len(args))

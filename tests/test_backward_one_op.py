@@ -18,7 +18,9 @@ def _core_call(op, a):
 
 @pytest.fixture
 def one_node_calls(monkeypatch):
-    """Counts the backward passes that took the one-node path."""
+    """Counts the backward passes that took the one-node path (of the Python walk: the compiled walk,
+    when built, serves one op call too, faster)."""
+    monkeypatch.setattr(_bw, "WALKER", [None])
     calls = []
     real = _bw._backward_one
 
@@ -147,3 +149,50 @@ def test_position_other_than_the_first_among_several_arguments():
     x, y = _x(), ms.Tensor(np.float32([1, 2, 3, 4]))
     gy = ms.grad(lambda a, b, k: a * b * k, grad_position=1)(x, y, 2.0)
     np.testing.assert_array_equal(gy.asnumpy(), 2 * x.asnumpy())
+
+
+def _one_op_cases():
+    c = ms.Tensor(np.float32([2, 2, 2, 2]))
+    three = ops.Custom(lambda a, b, k: a * b * k, lambda s, t, u: s, lambda d, e, f: d, func_type="pyfunc",
+                       bprop=lambda a, b, k, out, dout: (dout * b * k, dout * a * k, dout * a * b))
+    two = ops.Custom(lambda a: (a * 2, a * 3), lambda s: (s, s), lambda d: (d, d), func_type="pyfunc",
+                     bprop=lambda a, out, dout: (dout[0] + dout[1],))
+    i = ms.Tensor(np.array([1, 2, 3, 4], np.int32))
+    y = ms.Tensor(np.float32([1, 2, 3, 4]))
+    return [
+        lambda: [ms.grad(lambda a: a * a)(_x())],
+        lambda: list(ms.grad(lambda a, b: three(a, b, c), grad_position=(0, 1))(_x(), y)),
+        lambda: [ms.grad(lambda a, b: ops.exp(a), grad_position=1)(_x(), y)],
+        lambda: [ms.grad(lambda a: two(a)[1])(_x())],
+        lambda: list(ms.grad(lambda a, b: a * b, grad_position=(0, 1))(_x(), i)),
+    ]
+
+
+@pytest.mark.skipif(_bw.WALKER[0] is None, reason="the compiled walk is not built")
+def test_compiled_walk_gives_the_one_node_paths_results(monkeypatch):
+    compiled = [[g.asnumpy() for g in case()] for case in _one_op_cases()]
+    monkeypatch.setattr(_bw, "WALKER", [None])
+    python = [[g.asnumpy() for g in case()] for case in _one_op_cases()]
+    for got, want in zip(compiled, python):
+        for a, b in zip(got, want):
+            assert a.dtype == b.dtype and a.shape == b.shape
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.skipif(_bw.WALKER[0] is None, reason="the compiled walk is not built")
+def test_compiled_walk_frees_a_one_op_graph_without_the_cycle_collector():
+    kept = []
+    two = ops.Custom(lambda a: (np.exp(a), a * 3), lambda s: (s, s), lambda d: (d, d), func_type="pyfunc",
+                     bprop=lambda a, out, dout: (dout[0] * out[0] + dout[1] * 3,))
+
+    def f(a):
+        out, other = two(a)
+        kept.append(weakref.ref(out._node))
+        return out
+
+    gc.disable()
+    try:
+        ms.grad(f)(_x())
+        assert kept[0]() is None
+    finally:
+        gc.enable()

@@ -128,6 +128,12 @@ def backward(roots, targets, release=False):
     each other, so without it the graph's arrays live until the cyclic garbage
     collector runs, and every step allocates fresh memory for its arrays.
     """
+    if WALKER[0] is not None and GRAD_READY[0] is None:
+        # the walk compiled (_fastwalk.c), for one op call too (faster than _backward_one there);
+        # NotImplemented for roots it leaves to Python
+        result = WALKER[0](roots, targets, release, STATE.leaves)
+        if result is not NotImplemented:
+            return result
     node_of = _node_getter() if STATE.leaves else _own_node
     target_set = set(targets)
     if len(roots) == 1:
@@ -143,11 +149,6 @@ def backward(roots, targets, release=False):
                     reached = True
             else:                       # one op call on the targets: no walk, no bookkeeping
                 return _backward_one(node, t, sens, targets, target_set, node_of, release, reached)
-    if WALKER[0] is not None and GRAD_READY[0] is None:
-        # the same walk compiled (_fastwalk.c); NotImplemented for roots it leaves to Python
-        result = WALKER[0](roots, targets, release, STATE.leaves)
-        if result is not NotImplemented:
-            return result
     order, needed = _walk([node_of(t) for t, _ in roots], targets, STATE.leaves)
     grads = {}                         # node -> [grad per output]
     add = _prim.accumulate

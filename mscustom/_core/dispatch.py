@@ -82,6 +82,30 @@ class timing_requested:
 # profiler also holds a timing request open, which sends the compiled call paths to Python.
 PROFILER = [None]
 
+def unrecorded():
+    """True when op calls made now reach nobody but their caller: no tape records them (the backward
+    of a gradient nobody differentiates again), no graph capture, no profiler or timing request.
+
+    Gradient functions of the commonest ops then compute on the arrays directly, with the same NumPy
+    call as the op's kernel (so the same values), instead of going through ``call``.
+    """
+    st = _STATE
+    return not st.depth and st.capture is None and PROFILER[0] is None and not TIMING[0]
+
+
+def wrap_unrecorded(result):
+    """The Tensor of a kernel result computed under ``unrecorded()``, as ``call`` wraps a simple plan's
+    output (a NumPy scalar from a 0-d computation becomes a 0-d array)."""
+    if type(result) is not np.ndarray:
+        result = np.asarray(result)
+    t = _new_tensor(Tensor)
+    t._data = result
+    t._format = "DefaultFormat"
+    t._node = None
+    t._oidx = 0
+    return t
+
+
 _UNHELD = _unheld_refcount()
 _UNHELD_IN_POOL = _unheld_in_pool()
 _POOL_MIN_BYTES = 1 << 20        # outputs this large are taken from a reuse pool

@@ -14,7 +14,7 @@ import numpy as np
 from .. import context as _context
 from .. import dtype as _dt
 from ..tensor import Tensor
-from .dispatch import call
+from .dispatch import call, unrecorded, wrap_unrecorded
 from .registry import register_op
 
 __all__ = ["ACCUMULATE", "FILL_TO", "SUM_ALL", "CAST", "accumulate", "fill_to", "sum_all", "cast",
@@ -88,6 +88,10 @@ CAST = _define("cast", 1, _cast_compute, _same_shape, _cast_type,
 
 def accumulate(a, b):
     """``a + b`` for two gradients of the same shape and dtype."""
+    if type(a) is Tensor and type(b) is Tensor and unrecorded():
+        da, db = a._data, b._data
+        if da.dtype == db.dtype and da.shape == db.shape:
+            return wrap_unrecorded(np.add(da, db))      # the kernel, without the call nobody records
     return call(ACCUMULATE, (a, b), {})
 
 

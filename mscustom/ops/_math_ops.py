@@ -8,7 +8,7 @@ Example::
 import numpy as np
 
 from .. import dtype as _dt
-from .._core.dispatch import call
+from .._core.dispatch import call, unrecorded, wrap_unrecorded
 from ..tensor import Tensor
 from . import functional as F
 from ._builtin import (NOATTR, functional, broadcast_shape, compare_type, defop, float_only, is_float, no_grad,
@@ -33,6 +33,16 @@ def _mul_grad(ins, outs, g, a, needs=(True, True)):
     """Only the sides some target needs (a loss's mask or one-hot labels need none). ``x * x``: the
     product ``g * x`` once, given for both inputs (the walk sums the two, as it would two equal products)."""
     x, y = ins
+    g0 = g[0]
+    if type(g0) is Tensor and type(x) is Tensor and type(y) is Tensor and unrecorded():
+        dg, dx, dy = g0._data, x._data, y._data
+        if dg.shape == dx.shape == dy.shape and dg.dtype == dx.dtype == dy.dtype:
+            # nobody records this backward: the kernel's np.multiply on the arrays, no op calls
+            if x is y:                  # both sides' sum at once: g*x + g*x, what the walk would add
+                p = np.multiply(dg, dx)
+                return [wrap_unrecorded(np.add(p, p)), None]
+            return [wrap_unrecorded(np.multiply(dg, dy)) if needs[0] else None,
+                    wrap_unrecorded(np.multiply(dg, dx)) if needs[1] else None]
     if x is y and needs[0] and needs[1]:
         g0 = g[0]
         gx = call(_MUL, (g0, x), NOATTR) if type(g0) is Tensor and type(x) is Tensor else mul(g0, x)

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from .._core import capture as _capture
-from .._core.dispatch import call
+from .._core.dispatch import call, unrecorded, wrap_unrecorded
 from .._core.registry import get_op as _get_op
 from ..tensor import Tensor
 from . import functional as F
@@ -103,7 +103,16 @@ def _broadcast_op():
 
 
 def _sum_grad(ins, outs, g, a):
-    return [_spread(g[0], ins, a)]
+    g0 = g[0]
+    if type(g0) is Tensor and type(ins[0]) is Tensor and unrecorded():
+        # nobody records this backward: broadcast_to's kernel on the array, no op calls
+        dg = g0._data
+        if dg.ndim and not a["keep_dims"] and a["axis"] is not None:
+            dg = dg.reshape(_keep_shape(ins, a))
+        out = np.empty(ins[0]._data.shape, dg.dtype)
+        out[...] = dg
+        return [wrap_unrecorded(out)]
+    return [_spread(g0, ins, a)]
 
 
 def _mean_grad(ins, outs, g, a):
@@ -132,8 +141,9 @@ def _extreme_grad(ins, outs, g, a):
 def _sum_compute(a, i):
     x = i[0]
     # np.add.reduce is np.sum without its Python wrapper (this kernel runs in every broadcast gradient)
-    return np.asarray(np.add.reduce(x, axis=a["axis"], keepdims=a["keep_dims"],
-                                    dtype=np.int64 if x.dtype.kind == "b" else x.dtype))
+    # positional: (array, axis, dtype, out, keepdims) binds faster than keywords
+    return np.asarray(np.add.reduce(x, a["axis"], np.int64 if x.dtype.kind == "b" else x.dtype, None,
+                                    a["keep_dims"]))
 
 
 _REDUCE_SUM = defop(
@@ -167,6 +177,9 @@ def _first_mask(x, axis, kind):
     return _capture.host_op(mask, (x,), Tensor._wrap)[0]
 
 
+_ALL_AXES = {"axis": axis_attr(None), "keep_dims": False}     # shared, never modified
+
+
 def reduce_sum(x, axis=None, keep_dims=False):
     """Sum of ``x`` over ``axis`` (None or (): all axes) in ``x``'s dtype; bool sums to int64.
 
@@ -182,6 +195,8 @@ def sum(x, axis=None, keepdims=False):  # noqa: A001 - MindSpore's name
     in MindSpore (``ops.ReduceSum`` keeps the integer dtype)."""
     if type(x) is not Tensor:
         x = tensor_arg(x, "sum")
+    if axis is None and keepdims is False and x._data.dtype.kind == "f":
+        return call(_REDUCE_SUM, (x,), _ALL_AXES)       # the commonest call: a float sum of everything
     if x._data.dtype.kind in "biu" and x._data.dtype != np.int64 and x._data.dtype != np.uint64:
         x = F.cast(x, _dt.int64)
     return call(_REDUCE_SUM, (x,), {"axis": axis_attr(axis), "keep_dims": bool(keepdims)})   # reduce_sum's call
