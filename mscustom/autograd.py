@@ -13,7 +13,7 @@ from ._core import autodiff as _ad
 from ._core.backward import backward as _backward
 from ._core.tape import STATE as _STATE
 from ._core.tape import new_leaf as _new_leaf
-from ._core.tape import _plain_leaf
+from ._core.tape import LEAF_ATTRS, Node as _Node
 from .formats import DEFAULT_FORMAT as _DEFAULT_FORMAT
 from .graph import GraphFunction
 from .tensor import Parameter, Tensor
@@ -257,15 +257,21 @@ def grad(fn, grad_position=0, weights=None, has_aux=False):
             tape: ``_grad_one`` and ``_record_and_backward`` inline, their frames saved per call."""
             if state.capture is not None or state.depth or _settings["mode"] == _GRAPH_MODE:
                 return in_graph(*args)
-            p = positions_for(len(args))[0]
+            p = grad_position if 0 <= grad_position < len(args) else positions_for(len(args))[0]
             x = args[p]
             if type(x) is not Tensor or x._node is not None or state.leaves:
                 return in_graph(*args)
             leaf = _new_tensor(Tensor)          # tape.new_leaf(x) for a tensor on no tape, inline
-            leaf._data = x._data
-            leaf._format = x._format
+            d = leaf._data = x._data
+            fmt = leaf._format = x._format
             leaf._oidx = 0
-            leaf._node = target = _plain_leaf(leaf)
+            target = _new_tensor(_Node)         # tape._plain_leaf(leaf), inline
+            target.op = None
+            target.attrs = LEAF_ATTRS
+            target.inputs = ()
+            target.outputs = (leaf,)
+            target.out_meta = [(d.shape, d.dtype, fmt)]
+            leaf._node = target
             state.depth = 1
             try:
                 out = fn(*((leaf,) if len(args) == 1 else args[:p] + (leaf,) + args[p + 1:]))

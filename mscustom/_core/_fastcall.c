@@ -1034,11 +1034,15 @@ cc_vectorcall(CoreCallObject *self, PyObject *const *argv, size_t nargsf, PyObje
         Py_DECREF(plan);
         return NULL;
     }
-    int quiet = depth == self->zero && capture == Py_None;
+    int capture_none = capture == Py_None;
+    int quiet = depth == self->zero && capture_none;
     Py_DECREF(depth);
     Py_DECREF(capture);
     if (!quiet) {
-        PyObject *res = PyObject_CallFunctionObjArgs(self->after, op, plan, attrs, args, t, NULL);
+        /* with no capture only the tape can want the call: say so (``taping``), saving two reads */
+        PyObject *res = capture_none
+            ? PyObject_CallFunctionObjArgs(self->after, op, plan, attrs, args, t, Py_True, NULL)
+            : PyObject_CallFunctionObjArgs(self->after, op, plan, attrs, args, t, NULL);
         if (res == NULL) {
             Py_DECREF(t);
             Py_DECREF(plan);

@@ -34,11 +34,11 @@ typedef struct {
     /* helpers: fit(op, i, inp, g), add(a, b), zeros(shape, dtype, fmt), no_gradient(op),
      * failed(op, exc), wrong_count(op, n_grads, n_inputs) */
     PyObject *fit, *add, *zeros, *no_gradient, *failed, *wrong_count;
-    Py_ssize_t t_data, t_node, t_oidx;
+    Py_ssize_t t_data, t_node, t_oidx, t_format;
     Py_ssize_t n_op, n_attrs, n_inputs, n_outputs, n_out_meta;
 } WalkerObject;
 
-static PyObject *str_attrs, *str_fgradient, *str_needs;
+static PyObject *str_attrs, *str_fgradient, *str_needs, *str_default_format, *int_zero;
 
 static Py_ssize_t
 slot_offset(PyTypeObject *type, const char *name)
@@ -111,9 +111,56 @@ out_index(WalkerObject *self, PyObject *t)
     return PyLong_AsSsize_t(o);
 }
 
-/* ``slot[idx] = g if slot[idx] is None else add(slot[idx], g)`` for ``grads[node]`` (made on first use). */
+/* ``a + b`` for two gradient Tensors of one shape and dtype, computed here on their arrays (``np.add``,
+ * as ``primitives.accumulate`` does when nothing records the backward), as a new plain Tensor.
+ * NULL with no error set: not this case (a 0-d sum, which NumPy gives as a scalar, other types,
+ * shapes or dtypes), left to ``add``; NULL with an error set: NumPy failed. */
+static PyObject *
+add_arrays(WalkerObject *self, PyObject *a, PyObject *b)
+{
+    if (Py_TYPE(a) != self->tensor || Py_TYPE(b) != self->tensor)
+        return NULL;
+    PyObject *da = SLOT(a, self->t_data), *db = SLOT(b, self->t_data);
+    if (da == NULL || db == NULL || !PyArray_CheckExact(da) || !PyArray_CheckExact(db))
+        return NULL;
+    PyArrayObject *x = (PyArrayObject *)da, *y = (PyArrayObject *)db;
+    int nd = PyArray_NDIM(x);
+    if (nd == 0 || PyArray_NDIM(y) != nd || !PyArray_EquivTypes(PyArray_DESCR(x), PyArray_DESCR(y)))
+        return NULL;
+    npy_intp *sx = PyArray_DIMS(x), *sy = PyArray_DIMS(y);
+    for (int k = 0; k < nd; k++)
+        if (sx[k] != sy[k])
+            return NULL;
+    Py_INCREF(da);                      /* owned: the addition allocates, so a GC pass may run */
+    Py_INCREF(db);
+    PyObject *sum = PyNumber_Add(da, db);
+    Py_DECREF(da);
+    Py_DECREF(db);
+    if (sum == NULL)
+        return NULL;
+    if (!PyArray_CheckExact(sum)) {     /* not what np.add gives two such arrays: leave it to add */
+        Py_DECREF(sum);
+        return NULL;
+    }
+    PyObject *t = self->tensor->tp_alloc(self->tensor, 0);
+    if (t == NULL) {
+        Py_DECREF(sum);
+        return NULL;
+    }
+    SLOT(t, self->t_data) = sum;        /* Tensor._wrap(sum): a plain Tensor off the tape */
+    Py_INCREF(str_default_format);
+    SLOT(t, self->t_format) = str_default_format;
+    Py_INCREF(Py_None);
+    SLOT(t, self->t_node) = Py_None;
+    Py_INCREF(int_zero);
+    SLOT(t, self->t_oidx) = int_zero;
+    return t;
+}
+
+/* ``slot[idx] = g if slot[idx] is None else add(slot[idx], g)`` for ``grads[node]`` (made on first use).
+ * ``arrays``: nothing records this backward, so two plain Tensors may be summed by ``add_arrays``. */
 static int
-accumulate_into(WalkerObject *self, PyObject *grads, PyObject *node, Py_ssize_t idx, PyObject *g)
+accumulate_into(WalkerObject *self, PyObject *grads, PyObject *node, Py_ssize_t idx, PyObject *g, int arrays)
 {
     PyObject *slot = PyDict_GetItemWithError(grads, node);
     if (slot == NULL) {
@@ -149,7 +196,9 @@ accumulate_into(WalkerObject *self, PyObject *grads, PyObject *node, Py_ssize_t 
     }
     Py_INCREF(prev);                    /* add may run anything: hold both */
     Py_INCREF(slot);
-    PyObject *sum = PyObject_CallFunctionObjArgs(self->add, prev, g, NULL);
+    PyObject *sum = arrays ? add_arrays(self, prev, g) : NULL;
+    if (sum == NULL && !PyErr_Occurred())
+        sum = PyObject_CallFunctionObjArgs(self->add, prev, g, NULL);
     Py_DECREF(prev);
     if (sum == NULL) {
         Py_DECREF(slot);
@@ -480,7 +529,7 @@ filled(WalkerObject *self, PyObject *node, PyObject *ograds)
 }
 
 static PyObject *
-walker_run(WalkerObject *self, PyObject *roots, PyObject *targets, int release, PyObject *leaves)
+walker_run(WalkerObject *self, PyObject *roots, PyObject *targets, int release, PyObject *leaves, int arrays)
 {
     PyObject *order = NULL, *needed = NULL, *target_set = NULL, *grads = NULL, *root_nodes = NULL;
     PyObject *result = NULL;
@@ -537,7 +586,7 @@ walker_run(WalkerObject *self, PyObject *roots, PyObject *targets, int release, 
         Py_ssize_t idx = out_index(self, t);
         if (idx == -1 && PyErr_Occurred())
             goto done;
-        if (accumulate_into(self, grads, node, idx, sens) < 0)
+        if (accumulate_into(self, grads, node, idx, sens, arrays) < 0)
             goto done;
     }
 
@@ -650,7 +699,7 @@ walker_run(WalkerObject *self, PyObject *roots, PyObject *targets, int release, 
             }
             if (fg != Py_None) {
                 Py_ssize_t idx = out_index(self, inp);
-                if ((idx == -1 && PyErr_Occurred()) || accumulate_into(self, grads, inode, idx, fg) < 0)
+                if ((idx == -1 && PyErr_Occurred()) || accumulate_into(self, grads, inode, idx, fg, arrays) < 0)
                     bad = 1;
             }
             Py_DECREF(fg);
@@ -731,12 +780,16 @@ static PyObject *
 walker_vectorcall(WalkerObject *self, PyObject *const *argv, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (nargs != 4 || kwnames != NULL) {
-        PyErr_SetString(PyExc_TypeError, "walker(roots, targets, release, leaves) takes 4 positional arguments");
+    if ((nargs != 4 && nargs != 5) || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError,
+                        "walker(roots, targets, release, leaves[, arrays]) takes 4 or 5 positional arguments");
         return NULL;
     }
     int release = PyObject_IsTrue(argv[2]);
     if (release < 0)
+        return NULL;
+    int arrays = nargs == 5 ? PyObject_IsTrue(argv[4]) : 0;
+    if (arrays < 0)
         return NULL;
     PyObject *leaves = argv[3];
     if (leaves == Py_None || (PyDict_Check(leaves) && PyDict_GET_SIZE(leaves) == 0))
@@ -745,7 +798,7 @@ walker_vectorcall(WalkerObject *self, PyObject *const *argv, size_t nargsf, PyOb
         PyErr_SetString(PyExc_TypeError, "walker: leaves must be a dict or None");
         return NULL;
     }
-    return walker_run(self, argv[0], argv[1], release, leaves);
+    return walker_run(self, argv[0], argv[1], release, leaves, arrays);
 }
 
 static PyObject *
@@ -803,12 +856,12 @@ walker_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTuple(args, "O!O!(OOOOOO):Walker", &PyType_Type, &tensor, &PyType_Type, &node,
                           &fit_, &add, &zeros, &no_gradient, &failed, &wrong_count))
         return NULL;
-    Py_ssize_t offs[8] = {
+    Py_ssize_t offs[9] = {
         slot_offset(tensor, "_data"), slot_offset(tensor, "_node"), slot_offset(tensor, "_oidx"),
         slot_offset(node, "op"), slot_offset(node, "attrs"), slot_offset(node, "inputs"),
-        slot_offset(node, "outputs"), slot_offset(node, "out_meta"),
+        slot_offset(node, "outputs"), slot_offset(node, "out_meta"), slot_offset(tensor, "_format"),
     };
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < 9; i++)
         if (offs[i] < 0)
             return NULL;
     WalkerObject *self = (WalkerObject *)type->tp_alloc(type, 0);
@@ -834,6 +887,7 @@ walker_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->n_inputs = offs[5];
     self->n_outputs = offs[6];
     self->n_out_meta = offs[7];
+    self->t_format = offs[8];
     return (PyObject *)self;
 }
 
@@ -880,23 +934,31 @@ static PyObject *
 recorder_vectorcall(RecorderObject *self, PyObject *const *argv, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (nargs != 5 || kwnames != NULL)
+    if ((nargs != 5 && nargs != 6) || kwnames != NULL)
         return PyObject_Vectorcall(self->after, argv, nargsf, kwnames);
     PyObject *op = argv[0], *attrs = argv[2], *args = argv[3], *t = argv[4];
-    PyObject *capture = PyObject_GetAttr(self->state, str_capture);
-    if (capture == NULL)
-        return NULL;
-    int quiet = capture == Py_None;
-    Py_DECREF(capture);
-    if (!quiet || !PyTuple_CheckExact(args) || Py_TYPE(t) != self->tensor)
+    /* ``taping`` (the 6th argument) True: the caller saw a tape and no capture on this thread */
+    int taping = nargs == 6 && argv[5] == Py_True;
+    if (!taping) {
+        PyObject *capture = PyObject_GetAttr(self->state, str_capture);
+        if (capture == NULL)
+            return NULL;
+        int quiet = capture == Py_None;
+        Py_DECREF(capture);
+        if (!quiet)
+            return PyObject_Vectorcall(self->after, argv, nargsf, kwnames);
+    }
+    if (!PyTuple_CheckExact(args) || Py_TYPE(t) != self->tensor)
         return PyObject_Vectorcall(self->after, argv, nargsf, kwnames);
-    PyObject *depth = PyObject_GetAttr(self->state, str_depth);
-    if (depth == NULL)
-        return NULL;
-    int rec = PyObject_IsTrue(depth);
-    Py_DECREF(depth);
-    if (rec <= 0)
-        return rec < 0 ? NULL : Py_NewRef(Py_None);
+    if (!taping) {
+        PyObject *depth = PyObject_GetAttr(self->state, str_depth);
+        if (depth == NULL)
+            return NULL;
+        int rec = PyObject_IsTrue(depth);
+        Py_DECREF(depth);
+        if (rec <= 0)
+            return rec < 0 ? NULL : Py_NewRef(Py_None);
+    }
     /* tape.on_tape(args) */
     PyObject *leaves = NULL;
     int taped = 0;
@@ -1091,8 +1153,11 @@ PyInit__fastwalk(void)
     str_capture = PyUnicode_InternFromString("capture");
     str_shape = PyUnicode_InternFromString("shape");
     str_dtype = PyUnicode_InternFromString("dtype");
+    str_default_format = PyUnicode_InternFromString("DefaultFormat");
+    int_zero = PyLong_FromLong(0);
     if (str_attrs == NULL || str_fgradient == NULL || str_needs == NULL || str_depth == NULL ||
-            str_leaves == NULL || str_capture == NULL || str_shape == NULL || str_dtype == NULL)
+            str_leaves == NULL || str_capture == NULL || str_shape == NULL || str_dtype == NULL ||
+            str_default_format == NULL || int_zero == NULL)
         return NULL;
     if (PyType_Ready(&WalkerType) < 0 || PyType_Ready(&RecorderType) < 0)
         return NULL;

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import primitives as _prim
+from .dispatch import PROFILER, TIMING
 from .tape import STATE, Node, compiled_tape
 
 __all__ = ["backward", "GRAD_READY"]
@@ -131,7 +132,9 @@ def backward(roots, targets, release=False):
     if WALKER[0] is not None and GRAD_READY[0] is None:
         # the walk compiled (_fastwalk.c), for one op call too (faster than _backward_one there);
         # NotImplemented for roots it leaves to Python
-        result = WALKER[0](roots, targets, release, STATE.leaves)
+        st = STATE                      # arrays: dispatch.unrecorded(), inline
+        result = WALKER[0](roots, targets, release, st.leaves, not st.depth and st.capture is None
+                           and PROFILER[0] is None and not TIMING[0])
         if result is not NotImplemented:
             return result
     node_of = _node_getter() if STATE.leaves else _own_node

@@ -297,8 +297,13 @@ def _check_simple(op, plan, result):
     return _check_results(op, plan, result)[0]
 
 
-def _after_simple(op, plan, attrs, args, t):
-    """``call``'s recording of a simple plan's call on a tape or in a capture (for the compiled ``call``)."""
+def _after_simple(op, plan, attrs, args, t, taping=False):
+    """``call``'s recording of a simple plan's call on a tape or in a capture (for the compiled ``call``;
+    ``taping``: it saw a tape and no capture on this thread)."""
+    if taping:
+        if _on_tape(args):
+            _record(op, args, (t,), attrs)
+        return
     st = _STATE
     if st.depth and _on_tape(args):
         _record(op, args, (t,), attrs)

@@ -53,7 +53,7 @@ class Node:
         return f"Node({self.op.name if self.op else 'leaf'})"
 
 
-_NO_ATTRS = {}                  # a leaf's attrs (a leaf has no op to read them)
+LEAF_ATTRS = {}                  # a leaf's attrs (a leaf has no op to read them)
 
 
 class _Identity:
@@ -119,7 +119,7 @@ def _plain_leaf(tensor):
     d = tensor._data
     node = _new_node(Node)
     node.op = None
-    node.attrs = _NO_ATTRS
+    node.attrs = LEAF_ATTRS
     node.inputs = ()
     node.outputs = (tensor,)
     node.out_meta = [(d.shape, d.dtype, tensor._format)]

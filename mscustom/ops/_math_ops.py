@@ -8,12 +8,15 @@ Example::
 import numpy as np
 
 from .. import dtype as _dt
-from .._core.dispatch import call, unrecorded, wrap_unrecorded
+from .._core.dispatch import PROFILER as _PROFILER, TIMING as _TIMING, call, wrap_unrecorded
+from .._core.tape import STATE as _STATE
 from ..tensor import Tensor
 from . import functional as F
 from ._builtin import (NOATTR, functional, broadcast_shape, compare_type, defop, float_only, is_float, no_grad,
                        numeric_only, numeric_promote, pair_named, promote_types, result_dtype,
                        same_shape, unary)
+
+_new_tensor = object.__new__
 
 # Gradients are built from ops that may live in the other op modules; they
 # reach them through ``F`` (mscustom.ops.functional), looked up at call time.
@@ -34,13 +37,22 @@ def _mul_grad(ins, outs, g, a, needs=(True, True)):
     product ``g * x`` once, given for both inputs (the walk sums the two, as it would two equal products)."""
     x, y = ins
     g0 = g[0]
-    if type(g0) is Tensor and type(x) is Tensor and type(y) is Tensor and unrecorded():
+    st = _STATE
+    if type(g0) is Tensor and type(x) is Tensor and type(y) is Tensor and not st.depth and \
+            st.capture is None and _PROFILER[0] is None and not _TIMING[0]:    # dispatch.unrecorded()
         dg, dx, dy = g0._data, x._data, y._data
         if dg.shape == dx.shape == dy.shape and dg.dtype == dx.dtype == dy.dtype:
             # nobody records this backward: the kernel's np.multiply on the arrays, no op calls
-            if x is y:                  # both sides' sum at once: g*x + g*x, what the walk would add
-                p = np.multiply(dg, dx)
-                return [wrap_unrecorded(np.add(p, p)), None]
+            if x is y:                  # one product for both sides (the walk adds them in its order)
+                if dx.ndim:             # Tensor._wrap of an array (wrap_unrecorded, inline)
+                    gx = _new_tensor(Tensor)
+                    gx._data = np.multiply(dg, dx)
+                    gx._format = "DefaultFormat"
+                    gx._node = None
+                    gx._oidx = 0
+                else:
+                    gx = wrap_unrecorded(np.multiply(dg, dx))
+                return [gx, gx]
             return [wrap_unrecorded(np.multiply(dg, dy)) if needs[0] else None,
                     wrap_unrecorded(np.multiply(dg, dx)) if needs[1] else None]
     if x is y and needs[0] and needs[1]:

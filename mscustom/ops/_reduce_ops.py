@@ -11,11 +11,14 @@ import numpy as np
 
 from .. import dtype as _dt
 from .._core import capture as _capture
-from .._core.dispatch import call, unrecorded, wrap_unrecorded
+from .._core.dispatch import PROFILER as _PROFILER, TIMING as _TIMING, call
+from .._core.tape import STATE as _STATE
 from .._core.registry import get_op as _get_op
 from ..tensor import Tensor
 from . import functional as F
 from ._builtin import axis_attr, defop, is_float, normalize_axis, tensor_arg
+
+_new_tensor = object.__new__
 
 # Gradients are built from ops that may live in the other op modules; they
 # reach them through ``F`` (mscustom.ops.functional), looked up at call time.
@@ -104,14 +107,21 @@ def _broadcast_op():
 
 def _sum_grad(ins, outs, g, a):
     g0 = g[0]
-    if type(g0) is Tensor and type(ins[0]) is Tensor and unrecorded():
+    st = _STATE
+    if type(g0) is Tensor and type(ins[0]) is Tensor and not st.depth and st.capture is None and \
+            _PROFILER[0] is None and not _TIMING[0]:          # dispatch.unrecorded(), inline
         # nobody records this backward: broadcast_to's kernel on the array, no op calls
         dg = g0._data
         if dg.ndim and not a["keep_dims"] and a["axis"] is not None:
             dg = dg.reshape(_keep_shape(ins, a))
         out = np.empty(ins[0]._data.shape, dg.dtype)
         out[...] = dg
-        return [wrap_unrecorded(out)]
+        t = _new_tensor(Tensor)         # wrap_unrecorded(out), inline: out is an array already
+        t._data = out
+        t._format = "DefaultFormat"
+        t._node = None
+        t._oidx = 0
+        return [t]
     return [_spread(g0, ins, a)]
 
 
