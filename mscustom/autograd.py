@@ -10,7 +10,8 @@ import numpy as np
 
 from . import context as _context
 from ._core import autodiff as _ad
-from ._core.backward import backward as _backward
+from ._core.backward import GRAD_READY as _GRAD_READY, WALKER as _WALKER, backward as _backward
+from ._core.dispatch import PROFILER as _PROFILER, TIMING as _TIMING
 from ._core.tape import STATE as _STATE
 from ._core.tape import new_leaf as _new_leaf
 from ._core.tape import LEAF_ATTRS, Node as _Node
@@ -286,7 +287,14 @@ def grad(fn, grad_position=0, weights=None, has_aux=False):
                 seed._format = _DEFAULT_FORMAT
                 seed._node = None
                 seed._oidx = 0
-                (g,) = _backward([(out, seed)], [target], True)
+                walker = _WALKER[0]
+                grads = NotImplemented
+                if walker is not None and _GRAD_READY[0] is None:      # backward's compiled walk, direct
+                    grads = walker([(out, seed)], [target], True, None,
+                                   _PROFILER[0] is None and not _TIMING[0])
+                if grads is NotImplemented:
+                    grads = _backward([(out, seed)], [target], True)
+                (g,) = grads
                 out._node = None
             else:
                 (g,) = _backward_of(fn, out, False, None, [target])

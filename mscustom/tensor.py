@@ -6,12 +6,15 @@ name from the core's table (``_core.functions``, filled by
 differentiable, and this module never imports the ops layer.
 """
 
+import types as _types
+
 import numpy as np
 
 from . import _ufunc
 from . import dtype as _dt
 from ._core import capture as _capture
 from ._core.functions import functions as _F
+from ._core.functions import watch as _watch_functions
 from ._core.tape import STATE as _STATE
 
 from .formats import DEFAULT_FORMAT, FORMATS
@@ -729,6 +732,27 @@ def _initialized(init, shape, np_dtype):
 def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False, device=None):
     """``ms.tensor(...)``: the function form of ``Tensor(...)``."""
     return Tensor(input_data, dtype=dtype, shape=shape, init=init)
+
+
+# Operators whose functional form takes ``(self, other)`` in that order are bound to the published
+# function itself (``Tensor.__mul__`` is ``ops.mul``): one Python frame less per call. A function
+# published again is bound again; one that is not a plain Python function gets the method that calls
+# it through ``_F``, as every other operator does.
+_DIRECT_OPERATORS = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "div": "__truediv__"}
+_FORWARDING = {dunder: Tensor.__dict__[dunder] for dunder in _DIRECT_OPERATORS.values()}
+
+
+def _bind_operator(name, fn):
+    dunder = _DIRECT_OPERATORS.get(name)
+    if dunder is not None:
+        setattr(Tensor, dunder, fn if type(fn) is _types.FunctionType else _FORWARDING[dunder])
+
+
+for _name in _DIRECT_OPERATORS:
+    if hasattr(_F, _name):
+        _bind_operator(_name, getattr(_F, _name))
+del _name
+_watch_functions(_bind_operator)
 
 
 class Parameter(Tensor):

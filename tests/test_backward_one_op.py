@@ -1,5 +1,6 @@
 """The gradient of a single op call takes backward's one-node path with the general path's results."""
 
+import contextlib
 import gc
 import weakref
 
@@ -16,11 +17,21 @@ def _core_call(op, a):
     return _call(op, (a,), {})
 
 
+@contextlib.contextmanager
+def _python_walk():
+    """The Python walk inside the block (``backward.WALKER[0]`` None), the compiled one after."""
+    saved = _bw.WALKER[0]
+    _bw.WALKER[0] = None
+    try:
+        yield
+    finally:
+        _bw.WALKER[0] = saved
+
+
 @pytest.fixture
 def one_node_calls(monkeypatch):
     """Counts the backward passes that took the one-node path (of the Python walk: the compiled walk,
     when built, serves one op call too, faster)."""
-    monkeypatch.setattr(_bw, "WALKER", [None])
     calls = []
     real = _bw._backward_one
 
@@ -28,7 +39,8 @@ def one_node_calls(monkeypatch):
         calls.append(args[0].op.name)
         return real(*args)
     monkeypatch.setattr(_bw, "_backward_one", spy)
-    return calls
+    with _python_walk():
+        yield calls
 
 
 def _x():
@@ -169,10 +181,10 @@ def _one_op_cases():
 
 
 @pytest.mark.skipif(_bw.WALKER[0] is None, reason="the compiled walk is not built")
-def test_compiled_walk_gives_the_one_node_paths_results(monkeypatch):
+def test_compiled_walk_gives_the_one_node_paths_results():
     compiled = [[g.asnumpy() for g in case()] for case in _one_op_cases()]
-    monkeypatch.setattr(_bw, "WALKER", [None])
-    python = [[g.asnumpy() for g in case()] for case in _one_op_cases()]
+    with _python_walk():
+        python = [[g.asnumpy() for g in case()] for case in _one_op_cases()]
     for got, want in zip(compiled, python):
         for a, b in zip(got, want):
             assert a.dtype == b.dtype and a.shape == b.shape

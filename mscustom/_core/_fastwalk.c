@@ -543,11 +543,12 @@ walker_run(WalkerObject *self, PyObject *roots, PyObject *targets, int release, 
                 !PyObject_TypeCheck(PyTuple_GET_ITEM(pair, 0), self->tensor))
             Py_RETURN_NOTIMPLEMENTED;
     }
-    /* private copies: the caller's lists could change while gradient functions run */
-    roots = PyList_GetSlice(roots, 0, n_roots);
+    /* private copies: the caller's lists could change while gradient functions run (a list only the
+     * caller's argument holds, as ``[(out, seed)]`` written in the call, is private already) */
+    roots = Py_REFCNT(roots) == 1 ? Py_NewRef(roots) : PyList_GetSlice(roots, 0, n_roots);
     if (roots == NULL)
         return NULL;
-    targets = PyList_GetSlice(targets, 0, PyList_GET_SIZE(targets));
+    targets = Py_REFCNT(targets) == 1 ? Py_NewRef(targets) : PyList_GetSlice(targets, 0, PyList_GET_SIZE(targets));
     if (targets == NULL) {
         Py_DECREF(roots);
         return NULL;
@@ -565,7 +566,9 @@ walker_run(WalkerObject *self, PyObject *roots, PyObject *targets, int release, 
     }
     order = PyList_New(0);
     needed = PySet_New(targets);
-    target_set = PySet_New(targets);
+    /* one target (the common case) is compared by identity, as the set compares Nodes */
+    PyObject *only_target = PyList_GET_SIZE(targets) == 1 ? PyList_GET_ITEM(targets, 0) : NULL;
+    target_set = only_target != NULL ? Py_NewRef(Py_None) : PySet_New(targets);
     grads = PyDict_New();
     if (order == NULL || needed == NULL || target_set == NULL || grads == NULL)
         goto done;
@@ -592,7 +595,7 @@ walker_run(WalkerObject *self, PyObject *roots, PyObject *targets, int release, 
 
     for (Py_ssize_t k = PyList_GET_SIZE(order) - 1; k >= 0; k--) {
         PyObject *node = PyList_GET_ITEM(order, k);
-        int is_target = PySet_Contains(target_set, node);
+        int is_target = only_target != NULL ? node == only_target : PySet_Contains(target_set, node);
         if (is_target < 0)
             goto done;
         PyObject *op = node_slot(node, self->n_op, "op");

@@ -7,9 +7,10 @@ this table. It imports nothing, so ``tensor.py`` can use it with no cycle.
 
 import types
 
-__all__ = ["functions", "register_function"]
+__all__ = ["functions", "register_function", "watch"]
 
 functions = types.SimpleNamespace()
+_WATCHERS = []
 
 
 def register_function(name, fn):
@@ -17,4 +18,12 @@ def register_function(name, fn):
     if not callable(fn):
         raise TypeError(f"register_function: {name!r} must be callable, got {type(fn).__name__}")
     setattr(functions, name, fn)
+    for watcher in _WATCHERS:
+        watcher(name, fn)
     return fn
+
+
+def watch(watcher):
+    """Call ``watcher(name, fn)`` for every function published from now on (``Tensor`` binds some of its
+    operators straight to them, saving a frame per call)."""
+    _WATCHERS.append(watcher)
