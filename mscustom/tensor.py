@@ -735,10 +735,12 @@ def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False, 
 
 
 # Operators whose functional form takes ``(self, other)`` in that order are bound to the published
-# function itself (``Tensor.__mul__`` is ``ops.mul``): one Python frame less per call. A function
-# published again is bound again; one that is not a plain Python function gets the method that calls
-# it through ``_F``, as every other operator does.
-_DIRECT_OPERATORS = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "div": "__truediv__"}
+# function itself (``Tensor.__mul__`` is ``ops.mul``): one Python frame less per call; ``sum`` to the
+# ops layer's ``tensor_sum``, which calls the reduction at once in the common case and this method
+# otherwise. A function published again is bound again; one that is not a plain Python function gets
+# the method defined above.
+_DIRECT_OPERATORS = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "div": "__truediv__",
+                     "tensor_sum": "sum"}
 _FORWARDING = {dunder: Tensor.__dict__[dunder] for dunder in _DIRECT_OPERATORS.values()}
 
 

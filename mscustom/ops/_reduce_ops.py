@@ -13,7 +13,7 @@ from .. import dtype as _dt
 from .._core import capture as _capture
 from .._core.dispatch import PROFILER as _PROFILER, TIMING as _TIMING, call
 from .._core.tape import STATE as _STATE
-from .._core.registry import get_op as _get_op
+from .._core.registry import get_op as _get_op, register_function
 from ..tensor import Tensor
 from . import functional as F
 from ._builtin import axis_attr, defop, is_float, normalize_axis, tensor_arg
@@ -210,6 +210,21 @@ def sum(x, axis=None, keepdims=False):  # noqa: A001 - MindSpore's name
     if x._data.dtype.kind in "biu" and x._data.dtype != np.int64 and x._data.dtype != np.uint64:
         x = F.cast(x, _dt.int64)
     return call(_REDUCE_SUM, (x,), {"axis": axis_attr(axis), "keep_dims": bool(keepdims)})   # reduce_sum's call
+
+
+_TENSOR_SUM = Tensor.sum                 # the method as tensor.py defines it: every other form of the call
+
+
+def tensor_sum(self, axis=None, keepdims=False, *, dtype=None, dim=None, keepdim=None, initial=None):
+    """``Tensor.sum`` (bound to it): a float tensor's sum of everything calls the reduction at once."""
+    if axis is None and keepdims is False and dtype is None and dim is None and keepdim is None and \
+            initial is None and type(self) is Tensor and self._data.dtype.kind == "f":
+        return call(_REDUCE_SUM, (self,), _ALL_AXES)
+    return _TENSOR_SUM(self, axis, keepdims, dtype=dtype, dim=dim, keepdim=keepdim, initial=initial)
+
+
+tensor_sum.__doc__ = _TENSOR_SUM.__doc__
+register_function("tensor_sum", tensor_sum)
 
 
 def reduce_mean(x, axis=None, keep_dims=False):
