@@ -29,6 +29,7 @@ checking their results.
 """
 
 import functools
+import operator
 
 import numpy as np
 
@@ -60,6 +61,11 @@ class Bucket:
         self._token = np.zeros((), self.dtype)     # the start's output: only orders the wait after it
         self._token.flags.writeable = False
         self._iallreduce = None                     # bound once the ranks' signatures were compared
+        self._allreduce = None
+        # the bucket started last in a step (set by its reducer): nothing is left to overlap its
+        # all-reduce with, so it runs MPI's blocking Allreduce at its start (watched), cheaper than a
+        # non-blocking one waited for at once
+        self.last = False
         self._landed = [False] * len(self.views)    # scaled in place since the last start (replays)
         n = len(self.indices)
         self.start_op = extend.def_op(f"dist_bucket{number}_start", inputs=None, register=False,
@@ -106,9 +112,10 @@ class Bucket:
             self.req = None
         views, landed = self.views, self._landed
         if self.scale == 1.0:
-            for view, g in zip(views, ins):
-                if g is not view:           # not produced in the buffer: pack it
-                    np.copyto(view, g, casting="same_kind")
+            if not all(map(operator.is_, ins, views)):      # a replay's gradients lie in their views
+                for view, g in zip(views, ins):
+                    if g is not view:       # not produced in the buffer: pack it
+                        np.copyto(view, g, casting="same_kind")
         elif not all(landed) or any(g is not v for g, v in zip(ins, views)):
             for k, (view, g) in enumerate(zip(views, ins)):
                 if g is not view or not landed[k]:      # scaled on the way: no second pass over the buffer
@@ -117,6 +124,9 @@ class Bucket:
         else:
             landed[:] = [False] * len(landed)
         buf = self.buf
+        if self._allreduce is not None:
+            _engine.call_watched(self._allreduce, self.who, self.group)
+            return self._token
         start = self._iallreduce
         if start is not None:
             self.req = start()
@@ -125,6 +135,8 @@ class Bucket:
             if self.req is not None:
                 MPI = _engine.STATE.MPI
                 self._iallreduce = functools.partial(self.group.comm.Iallreduce, MPI.IN_PLACE, buf, MPI.SUM)
+                if self.last:
+                    self._allreduce = functools.partial(self.group.comm.Allreduce, MPI.IN_PLACE, buf, MPI.SUM)
         return self._token
 
     def _wait(self, attrs, ins):

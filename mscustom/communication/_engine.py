@@ -241,6 +241,16 @@ def wait(req, what, group):
         _WATCH.waiting = None
 
 
+def call_watched(blocking, what, group):
+    """Run a blocking MPI call (``blocking()``, which releases the GIL) watched as ``wait`` watches a
+    request: past the timeout, or once a peer rank is gone, the watchdog stops every rank."""
+    _WATCH.waiting = (what, group, time.monotonic())
+    try:
+        return blocking()
+    finally:
+        _WATCH.waiting = None
+
+
 class _Watchdog:
     """One daemon thread per rank that looks at the collective being waited for, five times a second."""
 

@@ -76,6 +76,7 @@ class DistributedGradReducer(Cell):
             plan = plan_buckets(self._shapes, [p._data.dtype for p in params], int(bucket_cap_mb * (1 << 20)))
             self.buckets = [Bucket(k, idx, [self._shapes[i] for i in idx], dt, g, scale, "DistributedGradReducer")
                             for k, (dt, idx) in enumerate(plan)]
+            self.buckets[-1].last = True
         self._pending = {}              # bucket -> (token, the gradients it started on)
 
     # ------------------------------------------------------------------ overlap with backward
