@@ -105,7 +105,8 @@ def worker(name, rounds, steps):
         sum_reducer = nn.DistributedGradReducer(dp_step.weights, mean=False)
 
         def in_buckets(red):                            # the gradients where a replayed step's backward
-            placed = [None] * len(grads)                # writes them: in their buckets
+            red(grads)                                  # writes them: in their buckets (as they are after
+            placed = [None] * len(grads)                # the first all-reduce, which may move them)
             for b in red.buckets:
                 for i, view in zip(b.indices, b.views):
                     placed[i] = ms.Tensor._wrap(view)

@@ -35,7 +35,7 @@ import numpy as np
 
 from .. import extend
 from .._core.dispatch import call
-from . import _engine
+from . import _engine, _shared
 
 _NO_ATTRS = {}
 
@@ -50,14 +50,12 @@ class Bucket:
         self.dtype = np.dtype(dtype)
         sizes = [int(np.prod(s)) for s in self.shapes]
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int).tolist()
-        self.buf = np.zeros(self.offsets[-1], self.dtype)
-        self.views = [self.buf[a:b].reshape(s) for a, b, s in zip(self.offsets, self.offsets[1:], self.shapes)]
+        self._use_buffer(np.zeros(self.offsets[-1], self.dtype))
         self.group = group
         self.scale = scale
         self._scale = self.dtype.type(scale)
         self.who = f"{who} (bucket {number}: {len(sizes)} gradient(s), {self.buf.nbytes} bytes)"
         self.req = None
-        self._outs = tuple(self.views) if len(self.views) > 1 else self.views[0]
         self._token = np.zeros((), self.dtype)     # the start's output: only orders the wait after it
         self._token.flags.writeable = False
         self._iallreduce = None                     # bound once the ranks' signatures were compared
@@ -125,7 +123,7 @@ class Bucket:
             landed[:] = [False] * len(landed)
         buf = self.buf
         if self._allreduce is not None:
-            _engine.call_watched(self._allreduce, self.who, self.group)
+            self._allreduce()
             return self._token
         start = self._iallreduce
         if start is not None:
@@ -133,11 +131,33 @@ class Bucket:
         else:                               # the first start compares the ranks' signatures
             self.req = _engine.iallreduce(buf, "sum", self.group, self.who)
             if self.req is not None:
-                MPI = _engine.STATE.MPI
-                self._iallreduce = functools.partial(self.group.comm.Iallreduce, MPI.IN_PLACE, buf, MPI.SUM)
-                if self.last:
-                    self._allreduce = functools.partial(self.group.comm.Allreduce, MPI.IN_PLACE, buf, MPI.SUM)
+                self._bind_allreduce()
         return self._token
+
+    def _bind_allreduce(self):
+        """After the first all-reduce was started: how the next ones run. On one host, in shared memory
+        (``_shared.py``): the first one is finished, its sums moved into the shared buffer, and the
+        buffer's views made anew (a replay recorded after this call writes into them). Otherwise MPI's
+        non-blocking all-reduce, or for the bucket started last its blocking one (watched)."""
+        MPI, group, who = _engine.STATE.MPI, self.group, self.who
+        if _shared.usable(group):
+            _engine.wait(self.req, who, group)
+            self.req = None
+            shared = _shared.SharedAllreduce(self.buf.size, self.dtype, group, who)
+            np.copyto(shared.buf, self.buf)
+            self._use_buffer(shared.buf)
+            self._allreduce = shared
+            return
+        buf = self.buf
+        self._iallreduce = functools.partial(group.comm.Iallreduce, MPI.IN_PLACE, buf, MPI.SUM)
+        if self.last:
+            blocking = functools.partial(group.comm.Allreduce, MPI.IN_PLACE, buf, MPI.SUM)
+            self._allreduce = functools.partial(_engine.call_watched, blocking, who, group)
+
+    def _use_buffer(self, buf):
+        self.buf = buf
+        self.views = [buf[a:b].reshape(s) for a, b, s in zip(self.offsets, self.offsets[1:], self.shapes)]
+        self._outs = tuple(self.views) if len(self.views) > 1 else self.views[0]
 
     def _wait(self, attrs, ins):
         req, self.req = self.req, None

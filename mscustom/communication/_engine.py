@@ -62,6 +62,7 @@ class _State:
     peers = []                  # (hostname, pid) per world rank
     checked = set()             # signatures already compared across the ranks
     hook_installed = False
+    windows = []                # shared-memory windows (_shared.py): kept, so their memory stays valid
 
 
 STATE = _State()
