@@ -1,4 +1,4 @@
-"""Run by tests/test_shared_allreduce.py under ``mpiexec -n 2``: the shared-memory all-reduce of buckets.
+"""Run by tests/test_shared_allreduce.py under ``mpiexec -n 2`` (any number of ranks for ``values``): the shared-memory all-reduce of buckets.
 
 argv[1]: ``values`` (sums equal the rank-order sum of every rank's values, bit for bit, on every rank,
 through many rounds with random delays on either side), ``bucket`` (a reducer's bucket uses it on one
@@ -24,8 +24,8 @@ comm = world.comm
 
 
 def every_ranks(a):
-    out = np.empty((2,) + a.shape, a.dtype)
-    comm.Allgather(a.view(np.uint8), out.view(np.uint8).reshape(2, -1))
+    out = np.empty((world.size,) + a.shape, a.dtype)
+    comm.Allgather(a.view(np.uint8), out.view(np.uint8).reshape(world.size, -1))
     return out
 
 
@@ -43,10 +43,12 @@ if what == "values":
                 sa()
                 terms = every_ranks(values)
                 want = terms[0] + terms[1]                       # the rank-order sum, in the dtype
+                for term in terms[2:]:
+                    want = want + term
                 assert sa.buf.dtype == want.dtype
                 assert np.array_equal(sa.buf, want, equal_nan=True), (dtype, n, round_)
-                both = every_ranks(sa.buf.copy())
-                assert np.array_equal(both[0], both[1], equal_nan=True)
+                every = every_ranks(sa.buf.copy())
+                assert all(np.array_equal(every[0], e, equal_nan=True) for e in every[1:])
     print(f"rank {rank}: values ok", flush=True)
 elif what in ("bucket", "hang"):
     ms.set_context(mode=ms.GRAPH_MODE)
