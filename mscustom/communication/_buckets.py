@@ -136,16 +136,16 @@ class Bucket:
 
     def _bind_allreduce(self):
         """After the first all-reduce was started: how the next ones run. On one host, in shared memory
-        (``_shared.py``): the first one is finished, its sums moved into the shared buffer, and the
-        buffer's views made anew (a replay recorded after this call writes into them). Otherwise MPI's
+        (``_shared.py``): the first one is finished, its sums moved into the shared result area, and
+        the views made anew (a replay recorded after this call writes into them). Otherwise MPI's
         non-blocking all-reduce, or for the bucket started last its blocking one (watched)."""
         MPI, group, who = _engine.STATE.MPI, self.group, self.who
         if _shared.usable(group):
             _engine.wait(self.req, who, group)
             self.req = None
             shared = _shared.SharedAllreduce(self.buf.size, self.dtype, group, who)
-            np.copyto(shared.buf, self.buf)
-            self._use_buffer(shared.buf)
+            np.copyto(shared.result, self.buf)          # this all-reduce's sums, where the wait reads them
+            self._use_buffer(shared.buf, shared.result)
             self._allreduce = shared
             return
         buf = self.buf
@@ -154,10 +154,16 @@ class Bucket:
             blocking = functools.partial(group.comm.Allreduce, MPI.IN_PLACE, buf, MPI.SUM)
             self._allreduce = functools.partial(_engine.call_watched, blocking, who, group)
 
-    def _use_buffer(self, buf):
+    def _use_buffer(self, buf, result=None):
+        """The gradients are packed into (or written straight into) ``buf``'s views; the reduced ones
+        are read from ``result``'s (``buf`` itself when the all-reduce is in place)."""
         self.buf = buf
-        self.views = [buf[a:b].reshape(s) for a, b, s in zip(self.offsets, self.offsets[1:], self.shapes)]
-        self._outs = tuple(self.views) if len(self.views) > 1 else self.views[0]
+        self.views = self._split(buf)
+        outs = self.views if result is None else self._split(result)
+        self._outs = tuple(outs) if len(outs) > 1 else outs[0]
+
+    def _split(self, flat):
+        return [flat[a:b].reshape(s) for a, b, s in zip(self.offsets, self.offsets[1:], self.shapes)]
 
     def _wait(self, attrs, ins):
         req, self.req = self.req, None

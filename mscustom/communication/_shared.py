@@ -1,26 +1,25 @@
-"""In-place sum all-reduce of a flat buffer among the ranks of one machine, through MPI shared memory.
+"""Sum all-reduce of a flat buffer among the ranks of one machine, through MPI shared memory.
 
 When every rank of a group runs on one host, a gradient bucket's buffer lives in
 an MPI shared-memory window (``MPI_Win_allocate_shared``): each rank's segment
-holds its buffer and a result area, and every rank can read every segment. An
-all-reduce is then
+holds its buffer (the values it contributes) and its result area (the sums it
+reads), and every rank can read and write every segment. An all-reduce is then
 
 1. a barrier (every rank's buffer is written),
-2. each rank sums its own slice of the buffer over all ranks' segments, in rank
-   order, into its result area,
-3. a barrier (every slice is summed),
-4. each rank copies every other rank's summed slice into its own buffer.
+2. each rank sums its own slice of the buffers over all ranks, in rank order,
+   and writes that slice of the sums into every rank's result area,
+3. a barrier (every result area is complete).
 
 No message is copied through MPI's transport, and each element is added once
-on one rank, so every rank ends with the same bits. The next all-reduce's first
-barrier keeps a rank from overwriting a result area that another rank still
-reads; a rank's buffer is rewritten only after the second barrier, when nobody
-reads it any more. The barriers are MPI's, watched as every wait is
+on one rank, so every rank reads the same bits. A rank rewrites its buffer only
+after step 3 (nobody reads it then), and writes into another rank's result area
+only after the next all-reduce's first barrier, which that rank reaches once it
+is done reading its sums. The barriers are MPI's, watched as every wait is
 (``_engine.call_watched``): a lost rank or a hang stops every rank.
 
-On this two-core machine this moves a 940 KB bucket in about 0.10 ms where
-MPICH's ``MPI_Allreduce`` takes 0.13 ms. ``MSCUSTOM_COMM_SHARED=0`` turns it
-off (MPI's non-blocking all-reduce is used, as it is across hosts).
+On this two-core machine this moves a 940 KB bucket in less time than MPICH's
+``MPI_Allreduce`` (figures in docs/distributed.md). ``MSCUSTOM_COMM_SHARED=0``
+turns it off (MPI's all-reduce is used, as it is across hosts).
 """
 
 import os
@@ -42,10 +41,10 @@ def usable(group):
 
 
 class SharedAllreduce:
-    """A buffer of ``n`` elements of ``dtype`` in a shared window over ``group``, summed in place by a call.
+    """Buffers of ``n`` elements of ``dtype`` in a shared window over ``group``, summed by a call.
 
-    Making one is collective over the group (every rank, in the same order).
-    ``buf`` is this rank's buffer: write the values to sum there, call, read the sums there.
+    Making one is collective over the group (every rank, in the same order). ``buf`` is this
+    rank's buffer: write the values to sum there, call, read the sums in ``result``.
     """
 
     def __init__(self, n, dtype, group, who):
@@ -60,31 +59,30 @@ class SharedAllreduce:
         self.win = win
         segments = [np.frombuffer(win.Shared_query(q)[0], dtype=dtype, count=2 * n) for q in range(size)]
         win.Lock_all()                  # one passive epoch for the window's life: Sync orders the accesses
-        self.buf = segments[rank][:n]
+        self.buf, self.result = segments[rank][:n], segments[rank][n:]
         bounds = [n * q // size for q in range(size + 1)]
         lo, hi = bounds[rank], bounds[rank + 1]
-        self._mine = segments[rank][n + lo:n + hi]                       # this rank's summed slice
-        self._terms = [seg[lo:hi] for seg in segments]                    # that slice of every buffer
-        self._others = [(self.buf[bounds[q]:bounds[q + 1]], segments[q][n + bounds[q]:n + bounds[q + 1]])
-                        for q in range(size) if q != rank and bounds[q] < bounds[q + 1]]
-        self._own = self.buf[lo:hi]
+        self._terms = [seg[lo:hi] for seg in segments]                    # this rank's slice of every buffer
+        self._sums = self.result[lo:hi]
+        self._copies = [seg[n + lo:n + hi] for q, seg in enumerate(segments) if q != rank]
+        self._empty = lo == hi
         self._barrier = comm.Barrier
         _engine.STATE.windows.append(win)
 
     def __call__(self):
-        """Sum ``buf`` over the group's ranks, in place (every rank calls it)."""
+        """Sum ``buf`` over the group's ranks into ``result`` (every rank calls it)."""
         _engine.call_watched(self._run, self.who, self.group)
 
     def _run(self):                     # both barriers watched by one call_watched
         win, barrier = self.win, self._barrier
         win.Sync()
         barrier()
-        mine, terms = self._mine, self._terms
-        np.add(terms[0], terms[1], out=mine)
-        for term in terms[2:]:
-            np.add(mine, term, out=mine)
+        if not self._empty:
+            sums, terms = self._sums, self._terms
+            np.add(terms[0], terms[1], out=sums)
+            for term in terms[2:]:
+                np.add(sums, term, out=sums)
+            for dst in self._copies:
+                np.copyto(dst, sums)
         win.Sync()
         barrier()
-        for dst, src in self._others:
-            np.copyto(dst, src)
-        np.copyto(self._own, mine)

@@ -45,9 +45,10 @@ if what == "values":
                 want = terms[0] + terms[1]                       # the rank-order sum, in the dtype
                 for term in terms[2:]:
                     want = want + term
-                assert sa.buf.dtype == want.dtype
-                assert np.array_equal(sa.buf, want, equal_nan=True), (dtype, n, round_)
-                every = every_ranks(sa.buf.copy())
+                assert sa.result.dtype == want.dtype
+                assert np.array_equal(sa.result, want, equal_nan=True), (dtype, n, round_)
+                assert np.array_equal(sa.buf, values)           # the contribution is left as it was
+                every = every_ranks(sa.result.copy())
                 assert all(np.array_equal(every[0], e, equal_nan=True) for e in every[1:])
     print(f"rank {rank}: values ok", flush=True)
 elif what in ("bucket", "hang"):
