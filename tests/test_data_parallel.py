@@ -75,9 +75,10 @@ def test_bucket_plan_reverse_order_by_dtype_and_cap():
     assert [idx for _, idx in plan] == [[2, 1, 0]]
 
 
+@pytest.mark.parametrize("shared", ["1", "0"])           # the buckets' all-reduce in shared memory, or MPI's
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
-def test_two_ranks_match_one_process_on_the_global_batch(mode):
-    res = run_mpi("data_parallel.py", extra=(mode,), timeout=120)
+def test_two_ranks_match_one_process_on_the_global_batch(mode, shared):
+    res = run_mpi("data_parallel.py", extra=(mode,), timeout=120, env={"MSCUSTOM_COMM_SHARED": shared})
     assert res.returncode == 0, res.stdout + res.stderr
     for r in (0, 1):
         names = ["value_and_grad + DistributedGradReducer", "TrainOneStepCell", "Model.train", "sharding",

@@ -54,6 +54,7 @@ class Bucket:
         self.group = group
         self.scale = scale
         self._scale = self.dtype.type(scale)
+        self._prescale = scale != 1.0               # each rank's share scaled before the sum
         self.who = f"{who} (bucket {number}: {len(sizes)} gradient(s), {self.buf.nbytes} bytes)"
         self.req = None
         self._token = np.zeros((), self.dtype)     # the start's output: only orders the wait after it
@@ -96,7 +97,7 @@ class Bucket:
     def _destinations(self, attrs):
         """``FInputDestinations``: a replay writes each gradient straight into its view of the buffer
         (and, for a mean, scales it there at once, while it is in cache)."""
-        if self.scale == 1.0:
+        if not self._prescale:
             return list(self.views)
         return [(view, functools.partial(self._land, k)) for k, view in enumerate(self.views)]
 
@@ -109,7 +110,7 @@ class Bucket:
             _engine.wait(self.req, self.who, self.group)
             self.req = None
         views, landed = self.views, self._landed
-        if self.scale == 1.0:
+        if not self._prescale:
             if not all(map(operator.is_, ins, views)):      # a replay's gradients lie in their views
                 for view, g in zip(views, ins):
                     if g is not view:       # not produced in the buffer: pack it
@@ -143,9 +144,11 @@ class Bucket:
         if _shared.usable(group):
             _engine.wait(self.req, who, group)
             self.req = None
-            shared = _shared.SharedAllreduce(self.buf.size, self.dtype, group, who)
+            # the mean is taken after the sum, on each rank's slice (as MindSpore's reducer documents)
+            shared = _shared.SharedAllreduce(self.buf.size, self.dtype, group, who, self.scale)
             np.copyto(shared.result, self.buf)          # this all-reduce's sums, where the wait reads them
             self._use_buffer(shared.buf, shared.result)
+            self._prescale = False
             self._allreduce = shared
             return
         buf = self.buf

@@ -6,8 +6,9 @@ holds its buffer (the values it contributes) and its result area (the sums it
 reads), and every rank can read and write every segment. An all-reduce is then
 
 1. a barrier (every rank's buffer is written),
-2. each rank sums its own slice of the buffers over all ranks, in rank order,
-   and writes that slice of the sums into every rank's result area,
+2. each rank sums its own slice of the buffers over all ranks, in rank order
+   (then scales it, for a mean), and writes that slice of the sums into every
+   rank's result area,
 3. a barrier (every result area is complete).
 
 No message is copied through MPI's transport, and each element is added once
@@ -44,10 +45,11 @@ class SharedAllreduce:
     """Buffers of ``n`` elements of ``dtype`` in a shared window over ``group``, summed by a call.
 
     Making one is collective over the group (every rank, in the same order). ``buf`` is this
-    rank's buffer: write the values to sum there, call, read the sums in ``result``.
+    rank's buffer: write the values to sum there, call, read the sums in ``result`` (multiplied by
+    ``scale`` after the sum when it is not 1: a mean).
     """
 
-    def __init__(self, n, dtype, group, who):
+    def __init__(self, n, dtype, group, who, scale=1.0):
         MPI = _engine.STATE.MPI
         self.who, self.group = who, group
         dtype = np.dtype(dtype)
@@ -66,6 +68,7 @@ class SharedAllreduce:
         self._sums = self.result[lo:hi]
         self._copies = [seg[n + lo:n + hi] for q, seg in enumerate(segments) if q != rank]
         self._empty = lo == hi
+        self._scale = None if scale == 1.0 else dtype.type(scale)
         self._barrier = comm.Barrier
         _engine.STATE.windows.append(win)
 
@@ -82,6 +85,8 @@ class SharedAllreduce:
             np.add(terms[0], terms[1], out=sums)
             for term in terms[2:]:
                 np.add(sums, term, out=sums)
+            if self._scale is not None:
+                np.multiply(sums, self._scale, out=sums)
             for dst in self._copies:
                 np.copyto(dst, sums)
         win.Sync()

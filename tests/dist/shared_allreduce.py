@@ -34,7 +34,8 @@ if what == "values":
     rng = np.random.default_rng(100 + rank)
     for dtype in (np.float32, np.float64, np.float16):
         for n in (1, 3, 1000, 250001):
-            sa = _shared.SharedAllreduce(n, dtype, world, f"test {np.dtype(dtype).name} {n}")
+            scale = 0.5 if n == 1000 else 1.0                   # a mean of two ranks' values
+            sa = _shared.SharedAllreduce(n, dtype, world, f"test {np.dtype(dtype).name} {n}", scale)
             for round_ in range(25):
                 values = (rng.standard_normal(n) * 100).astype(dtype)
                 if rng.random() < 0.3:
@@ -45,6 +46,8 @@ if what == "values":
                 want = terms[0] + terms[1]                       # the rank-order sum, in the dtype
                 for term in terms[2:]:
                     want = want + term
+                if scale != 1.0:
+                    want = want * want.dtype.type(scale)
                 assert sa.result.dtype == want.dtype
                 assert np.array_equal(sa.result, want, equal_nan=True), (dtype, n, round_)
                 assert np.array_equal(sa.buf, values)           # the contribution is left as it was
