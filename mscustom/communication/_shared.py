@@ -44,7 +44,8 @@ def usable(group):
 class SharedAllreduce:
     """Buffers of ``n`` elements of ``dtype`` in a shared window over ``group``, summed by a call.
 
-    Making one is collective over the group (every rank, in the same order). ``buf`` is this
+    Making one is collective over the group (every rank, in the same order). Its window stays until
+    the process ends (freeing one is collective too, so it cannot follow one rank's garbage collector). ``buf`` is this
     rank's buffer: write the values to sum there, call, read the sums in ``result`` (multiplied by
     ``scale`` after the sum when it is not 1: a mean).
     """
@@ -55,9 +56,14 @@ class SharedAllreduce:
         dtype = np.dtype(dtype)
         comm = group.comm
         size, rank = comm.Get_size(), comm.Get_rank()
-        win = _engine.call_watched(
-            lambda: MPI.Win.Allocate_shared(2 * n * dtype.itemsize, dtype.itemsize, comm=comm),
-            f"{who} (allocating its shared memory)", group)
+        nbytes = 2 * n * dtype.itemsize
+        try:
+            win = _engine.call_watched(lambda: MPI.Win.Allocate_shared(nbytes, dtype.itemsize, comm=comm),
+                                       f"{who} (allocating its shared memory)", group)
+        except MPI.Exception as exc:
+            raise RuntimeError(f"{who}: could not allocate {nbytes} bytes of shared memory for its all-reduce "
+                               f"({exc}); a small /dev/shm (a container's) is the usual cause: give it more, "
+                               f"or set {ENV}=0 to use MPI's all-reduce instead") from exc
         self.win = win
         segments = [np.frombuffer(win.Shared_query(q)[0], dtype=dtype, count=2 * n) for q in range(size)]
         win.Lock_all()                  # one passive epoch for the window's life: Sync orders the accesses
