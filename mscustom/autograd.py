@@ -290,7 +290,7 @@ def grad(fn, grad_position=0, weights=None, has_aux=False):
                 walker = _WALKER[0]
                 grads = NotImplemented
                 if walker is not None and _GRAD_READY[0] is None:      # backward's compiled walk, direct
-                    grads = walker([(out, seed)], [target], True, None,
+                    grads = walker([(out, seed)], [target], True, state.leaves,
                                    _PROFILER[0] is None and not _TIMING[0])
                 if grads is NotImplemented:
                     grads = _backward([(out, seed)], [target], True)
