@@ -21,7 +21,8 @@ Differences (docs/distributed.md): gradients are not accumulated across
 steps, so ``zero_grad`` has nothing to clear and ``no_sync`` returns each rank's
 own gradients; ``find_unused_parameters``, ``static_graph`` and ``reducer_mode``
 are checked and recorded (unused parameters count as zero gradients); both
-``average_in_collective`` settings sum and then divide by the group's size.
+``average_in_collective`` settings average the same way (the reducer's: after the sum on one host,
+each rank's share before it across hosts).
 """
 
 import contextlib
