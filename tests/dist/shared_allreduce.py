@@ -42,16 +42,17 @@ if what == "values":
                     time.sleep(rng.random() * 0.003)            # one side late: writes, reads, copies
                 sa.buf[...] = values
                 sa()
+                got = sa.result.copy()                          # read at once, before any other sync
                 terms = every_ranks(values)
                 want = terms[0] + terms[1]                       # the rank-order sum, in the dtype
                 for term in terms[2:]:
                     want = want + term
                 if scale != 1.0:
                     want = want * want.dtype.type(scale)
-                assert sa.result.dtype == want.dtype
-                assert np.array_equal(sa.result, want, equal_nan=True), (dtype, n, round_)
+                assert got.dtype == want.dtype
+                assert np.array_equal(got, want, equal_nan=True), (dtype, n, round_)
                 assert np.array_equal(sa.buf, values)           # the contribution is left as it was
-                every = every_ranks(sa.result.copy())
+                every = every_ranks(got)
                 assert all(np.array_equal(every[0], e, equal_nan=True) for e in every[1:])
     print(f"rank {rank}: values ok", flush=True)
 elif what in ("bucket", "hang"):
