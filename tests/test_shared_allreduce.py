@@ -5,8 +5,9 @@ import pytest
 from _mpi import run_mpi
 
 
-def test_sums_are_the_rank_order_sums_on_every_rank():
-    res = run_mpi("shared_allreduce.py", extra=("values",), timeout=120)
+@pytest.mark.parametrize("loops", ["now", "off"])        # the one-pass Numba loop, or NumPy alone
+def test_sums_are_the_rank_order_sums_on_every_rank(loops):
+    res = run_mpi("shared_allreduce.py", extra=("values",), timeout=120, env={"MSCUSTOM_LOOPS": loops})
     assert res.returncode == 0, res.stdout + res.stderr
     for r in (0, 1):
         assert f"rank {r}: values ok" in res.stdout, res.stdout + res.stderr

@@ -45,9 +45,9 @@ class SharedAllreduce:
     """Buffers of ``n`` elements of ``dtype`` in a shared window over ``group``, summed by a call.
 
     Making one is collective over the group (every rank, in the same order). Its window stays until
-    the process ends (freeing one is collective too, so it cannot follow one rank's garbage collector). ``buf`` is this
-    rank's buffer: write the values to sum there, call, read the sums in ``result`` (multiplied by
-    ``scale`` after the sum when it is not 1: a mean).
+    the process ends (freeing one is collective too, so it cannot follow one rank's garbage
+    collector). ``buf`` is this rank's buffer: write the values to sum there, call, read the sums in
+    ``result`` (multiplied by ``scale`` after the sum when it is not 1: a mean).
     """
 
     def __init__(self, n, dtype, group, who, scale=1.0):
@@ -76,6 +76,10 @@ class SharedAllreduce:
         self._empty = lo == hi
         self._scale = None if scale == 1.0 else dtype.type(scale)
         self._barrier = comm.Barrier
+        # two ranks of float32/float64: the sum, the scaling and both writes in one pass, once the
+        # loop is loaded (ops/_comm_loops.py); NumPy's three passes give the same bits until then
+        self._fusable = size == 2 and dtype in (np.dtype(np.float32), np.dtype(np.float64))
+        self._one = dtype.type(1)
         _engine.STATE.windows.append(win)
 
     def __call__(self):
@@ -86,7 +90,11 @@ class SharedAllreduce:
         win, barrier = self.win, self._barrier
         win.Sync()
         barrier()
-        if not self._empty:
+        if self._empty:
+            pass
+        elif not (self._fusable and _loops().sum_scale_twice(
+                self._terms[0], self._terms[1], self._one if self._scale is None else self._scale,
+                self._sums, self._copies[0])):
             sums, terms = self._sums, self._terms
             np.add(terms[0], terms[1], out=sums)
             for term in terms[2:]:
@@ -97,3 +105,14 @@ class SharedAllreduce:
                 np.copyto(dst, sums)
         win.Sync()
         barrier()
+
+
+_LOOPS = []
+
+
+def _loops():
+    """``ops/_comm_loops`` (imported at the first call: the ops layer imports this package)."""
+    if not _LOOPS:
+        from ..ops import _comm_loops
+        _LOOPS.append(_comm_loops)
+    return _LOOPS[0]

@@ -18,6 +18,7 @@ from ..communication import _engine, GlobalComm
 from ..communication._engine import ReduceOp
 from ..communication._ops import _all_gather, _all_reduce, _alltoall, _broadcast, _reduce_scatter
 from ..tensor import Tensor
+from . import _comm_loops  # noqa: F401 - registers the shared all-reduce's loop with the loop loader
 from .operations import Primitive
 
 __all__ = ["ReduceOp", "AllReduce", "AllGather", "ReduceScatter", "Broadcast", "AlltoAll"]
