@@ -90,21 +90,25 @@ class SharedAllreduce:
         win, barrier = self.win, self._barrier
         win.Sync()
         barrier()
-        if self._empty:
-            pass
-        elif not (self._fusable and _loops().sum_scale_twice(
-                self._terms[0], self._terms[1], self._one if self._scale is None else self._scale,
-                self._sums, self._copies[0])):
-            sums, terms = self._sums, self._terms
-            np.add(terms[0], terms[1], out=sums)
-            for term in terms[2:]:
-                np.add(sums, term, out=sums)
-            if self._scale is not None:
-                np.multiply(sums, self._scale, out=sums)
-            for dst in self._copies:
-                np.copyto(dst, sums)
+        if not self._empty:             # a rank with no slice (fewer elements than ranks) only waits
+            self._sum_slice()
         win.Sync()
         barrier()
+
+    def _sum_slice(self):
+        """This rank's slice of the sums (scaled for a mean), written into every rank's result area."""
+        sums, terms = self._sums, self._terms
+        scale = self._scale
+        if self._fusable and _loops().sum_scale_twice(terms[0], terms[1], self._one if scale is None else scale,
+                                                       sums, self._copies[0]):
+            return
+        np.add(terms[0], terms[1], out=sums)
+        for term in terms[2:]:
+            np.add(sums, term, out=sums)
+        if scale is not None:
+            np.multiply(sums, scale, out=sums)
+        for dst in self._copies:
+            np.copyto(dst, sums)
 
 
 _LOOPS = []
