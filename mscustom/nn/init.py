@@ -1,8 +1,11 @@
 """The global random seed and parameter initializers (MindSpore's ``common.initializer``).
 
-``set_seed(seed)`` reseeds the one NumPy generator that every initializer and
-``nn.Dropout`` draw from (and NumPy's legacy global generator, as MindSpore
-does), so a model built and trained after ``set_seed`` is reproducible.
+``set_seed(seed)`` is MindSpore's global seed: it reseeds the one NumPy
+generator that every initializer, ``nn.Dropout`` and the random ops draw
+from, and, as MindSpore's calls ``mindspore.dataset.config.set_seed``, the
+data pipeline's shuffles, Python's ``random`` and NumPy's legacy global
+generator. Two processes that call it with the same seed build, feed and
+train a model bit for bit alike; calling it again restarts every sequence.
 
 An initializer is a name (``"normal"``, ``"truncatedNormal"``, ``"uniform"``,
 ``"zeros"``, ``"ones"``, ``"he_uniform"``, ``"he_normal"``, ``"xavier_uniform"``,
@@ -33,7 +36,9 @@ _STATE = {"seed": None, "rng": np.random.default_rng()}
 
 
 def set_seed(seed):
-    """Seed the generator behind initializers and Dropout (and NumPy's global one).
+    """Seed everything random, as MindSpore's global seed does: the generator behind initializers,
+    Dropout and the random ops, the dataset pipeline's shuffles (``dataset.config.set_seed``), Python's
+    ``random`` and NumPy's global generator. The seed is an int in [0, 2**32).
 
     Example::
 
@@ -46,10 +51,13 @@ def set_seed(seed):
         raise TypeError(f"set_seed: seed must be an int, got {type(seed).__name__} {seed!r}")
     if seed < 0:                        # as MindSpore: TypeError for the type, ValueError for the value
         raise ValueError(f"set_seed: seed must be a non-negative int, got {seed!r}")
+    if seed >= 1 << 32:                 # MindSpore: ValueError "Seed must be between 0 and 2**32 - 1"
+        raise ValueError(f"set_seed: seed must be between 0 and 2**32 - 1, got {seed!r}")
+    from ..dataset import config as _dataset_config     # late: the dataset package imports mscustom.tensor
     seed = int(seed)
     _STATE["seed"] = seed
     _STATE["rng"] = np.random.default_rng(seed)
-    np.random.seed(seed % (1 << 32))
+    _dataset_config.set_seed(seed)      # shuffles, Python's random and np.random, as MindSpore's set_seed
 
 
 def get_seed():
