@@ -354,6 +354,10 @@ class JitFunction:
                         raise RuntimeError(f"op '{self.op_name}': jit kernel '{self.kname}' failed to "
                                            f"compile: {type(again).__name__}: {again}") from again
             except (NumbaError, NotImplementedError) as exc:     # NotImplementedError: e.g. float16
+                if isinstance(exc, NumbaError):     # short: Numba's reason, the user's line, the argument
+                    from ._kernel_errors import compile_error, parameters
+                    raise compile_error(exc, what=f"op '{self.op_name}': jit kernel '{self.kname}'",
+                                        params=parameters(self.py_func), types=types) from exc
                 raise RuntimeError(f"op '{self.op_name}': jit kernel '{self.kname}' failed to compile "
                                    f"for ({', '.join(str(t) for t in types)}): {type(exc).__name__}: {exc}") \
                     from exc

@@ -104,9 +104,16 @@ def _prepare(info, meta, target):
     return body, list(info.args) + out_params, out_params
 
 
-def _emit(stmts, info, meta, target, indent, lines, parallel_ok=True):
+def _emit(stmts, info, meta, target, indent, lines, parallel_ok=True, origins=None):
+    """Append the source lines of ``stmts`` to ``lines``; ``origins``, when given, gets the kernel's
+    source line of each (for error messages that point at the user's line, not the generated one)."""
     pad = "    " * indent
     for s in stmts:
+        def put(text, s=s):
+            lines.append(text)
+            if origins is not None:
+                origins.extend([getattr(s, "lineno", None)] * (len(lines) - len(origins)))
+
         if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name) and s.targets[0].id in info.decls:
             name = s.targets[0].id
             kind, call = info.decls[name]
@@ -116,7 +123,7 @@ def _emit(stmts, info, meta, target, indent, lines, parallel_ok=True):
             if target == "GPU":
                 raise info.error(s, "allocate() inside a GPU stage is not supported; declare temporaries at "
                                     "the top level of the kernel", NotImplementedError)
-            lines.append(f"{pad}{name} = np.zeros({ast.unparse(call.args[0])}, np.{dtype})")
+            put(f"{pad}{name} = np.zeros({ast.unparse(call.args[0])}, np.{dtype})")
         elif isinstance(s, ast.For):
             start, stop = loop_bounds(s)
             kind = loop_kind(s)
@@ -124,28 +131,39 @@ def _emit(stmts, info, meta, target, indent, lines, parallel_ok=True):
             rng = "prange" if kind in ("parallel", "grid") and parallel_ok and target == "CPU" and step is None \
                 else "range"
             tail = f", {ast.unparse(step)}" if step is not None else ""
-            lines.append(f"{pad}for {s.target.id} in {rng}({ast.unparse(start)}, {ast.unparse(stop)}{tail}):")
-            _emit(s.body, info, meta, target, indent + 1, lines, parallel_ok)
+            put(f"{pad}for {s.target.id} in {rng}({ast.unparse(start)}, {ast.unparse(stop)}{tail}):")
+            _emit(s.body, info, meta, target, indent + 1, lines, parallel_ok, origins)
         elif isinstance(s, ast.If):
-            lines.append(f"{pad}if {ast.unparse(s.test)}:")
-            _emit(s.body, info, meta, target, indent + 1, lines, parallel_ok)
+            put(f"{pad}if {ast.unparse(s.test)}:")
+            _emit(s.body, info, meta, target, indent + 1, lines, parallel_ok, origins)
             if s.orelse:
-                lines.append(f"{pad}else:")
-                _emit(s.orelse, info, meta, target, indent + 1, lines, parallel_ok)
+                put(f"{pad}else:")
+                _emit(s.orelse, info, meta, target, indent + 1, lines, parallel_ok, origins)
         elif isinstance(s, ast.Pass):
-            lines.append(f"{pad}pass")
+            put(f"{pad}pass")
         else:
-            lines.append(f"{pad}{ast.unparse(s)}")
+            put(f"{pad}{ast.unparse(s)}")
 
 
-def cpu_source(info, meta, fname):
-    """Source text of a module defining ``fname(*inputs, *outputs)`` for ``numba.njit``; and whether it uses prange."""
+_CPU_HEADER = "import math\nimport numpy as np\nfrom numba import prange\n\n\n"
+
+
+def cpu_source(info, meta, fname, origins=None):
+    """Source text of a module defining ``fname(*inputs, *outputs)`` for ``numba.njit``; and whether it uses prange.
+
+    ``origins``, a list when given, receives the kernel's source line (or None) of each line of the
+    returned text, in order: ``origins[k]`` is the user's line behind line ``k + 1`` of the module.
+    """
     body, params, _ = _prepare(info, meta, "CPU")
     lines = [f"def {fname}({', '.join(params)}):"]
-    _emit(body, info, meta, "CPU", 1, lines)
+    mapped = [info.tree.lineno]
+    _emit(body, info, meta, "CPU", 1, lines, origins=mapped)
     lines.append("    return None")
+    mapped.append(info.return_line or None)
     text = "\n".join(lines)
-    return "import math\nimport numpy as np\nfrom numba import prange\n\n\n" + text + "\n", "prange(" in text
+    if origins is not None:
+        origins.extend([None] * _CPU_HEADER.count("\n") + mapped)
+    return _CPU_HEADER + text + "\n", "prange(" in text
 
 
 def gpu_stages(info, meta, fname):

@@ -128,7 +128,8 @@ def _fname(info, func):
 
 def _bind_cpu(func, info, meta, op_name, sig, scalars):
     fname = _fname(info, func)
-    source, parallel = cpu_source(info, meta, fname)
+    origins = [None]                        # the compile_attrs line, then cpu_source's lines
+    source, parallel = cpu_source(info, meta, fname, origins)
     source = f"# compile_attrs: {func.compile_attrs}\n" + source
     in_c = [compute_dtype(np.dtype(d).name) for d in sig.in_dtypes]
     out_c = [compute_dtype(np.dtype(d).name) for d in sig.out_dtypes]
@@ -138,9 +139,34 @@ def _bind_cpu(func, info, meta, op_name, sig, scalars):
     try:
         fn = cpu_function(source, info.name, fname, parallel, argtypes)
     except Exception as exc:
+        if _is_numba_error(exc):            # short: Numba's reason, the kernel's line, the argument
+            raise _compile_error(exc, info, op_name, fname, source, origins, argtypes) from exc
         raise RuntimeError(f"op '{op_name}': hybrid kernel '{info.name}' ({info.filename}) failed to compile "
                            f"with Numba: {type(exc).__name__}: {exc}") from exc
     return _cpu_runner(fn, info, op_name, sig, in_c, out_c, _with_scalars(info, scalars, sig, op_name))
+
+
+def _is_numba_error(exc):
+    from numba.core.errors import NumbaError
+    return isinstance(exc, NumbaError)
+
+
+def _compile_error(exc, info, op_name, fname, source, origins, argtypes):
+    """Numba's failure on the generated module, told at the kernel's own line (``_kernel_errors``)."""
+    import re
+
+    from .._kernel_errors import LineMap, compile_error, parameters
+    try:
+        mod = load_module(source, info.name)
+    except Exception:                       # noqa: BLE001 (the map is a nicety; the error goes on)
+        mod = None
+    params = parameters(getattr(mod, fname, None)) or list(info.args)
+    lines = {k + 1: line for k, line in enumerate(origins) if line is not None}
+    line_map = LineMap(mod.__file__, info.filename, lines) if mod is not None else None
+    inplace = (re.fullmatch(r"_out\d+_(.+)", p) for p in params)      # codegen's names of in-place outputs
+    names = {m.group(0): m.group(1) for m in inplace if m}
+    return compile_error(exc, what=f"op '{op_name}': hybrid kernel '{info.name}'", params=params,
+                         types=argtypes, line_map=line_map, names=names)
 
 
 def _with_scalars(info, scalars, sig, op_name):
