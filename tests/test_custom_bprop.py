@@ -1,5 +1,7 @@
 """Gradients through ops.Custom: bprop(*inputs, out, dout), its checks, and grad of grad."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -118,6 +120,61 @@ def test_grad_without_bprop_names_the_op_and_the_fix():
         ms.grad(lambda t: plain(t).sum())(ms.Tensor([1.0]))
     # forward calls are unaffected, also while recording for other inputs
     assert plain(ms.Tensor([2.0])).tolist() == [4.0]
+
+
+def _suggested_bprop(op, grad_fn, *args):
+    """The bprop the op's no-bprop error suggests, as written in the message, evaluated."""
+    with pytest.raises(RuntimeError, match="has no bprop") as info:
+        grad_fn(op)(*args)
+    msg = str(info.value)
+    assert "*inputs" not in msg
+    text = re.search(r"pass bprop=(lambda .*?) to ops.Custom", msg).group(1)
+    return text, eval(text)  # noqa: S307 (the message's own suggestion, pasted)
+
+
+def test_the_no_bprop_suggestion_runs_when_pasted():
+    def scale(t):
+        return t * 3.0
+
+    grad_of = lambda op: ms.grad(lambda t: op(t).sum())          # noqa: E731
+    x = ms.Tensor([1.0, 2.0])
+    text, bprop = _suggested_bprop(ops.Custom(scale, same, same), grad_of, x)
+    assert text == "lambda t, out, dout: (None,)"
+    assert ms.grad(lambda t: ops.Custom(scale, same, same, bprop=bprop)(t).sum())(x).tolist() == [0.0, 0.0]
+    # and once the None is replaced by the gradient, it is the gradient
+    fixed = eval(text.replace("None", "dout * 3.0"))  # noqa: S307
+    assert ms.grad(lambda t: ops.Custom(scale, same, same, bprop=fixed)(t).sum())(x).tolist() == [3.0, 3.0]
+
+
+def test_the_no_bprop_suggestion_has_one_parameter_per_call_argument():
+    def axpy(a, x, y):              # a scalar among the tensors
+        return a * x + y
+
+    op = ops.Custom(axpy, lambda a, x, y: x, lambda a, x, y: x)
+    grad_of = lambda op: ms.grad(lambda u, v: op(2.0, u, v).sum(), grad_position=(0, 1))  # noqa: E731
+    x, y = ms.Tensor([1.0, 2.0]), ms.Tensor([3.0, 4.0])
+    text, bprop = _suggested_bprop(op, grad_of, x, y)
+    assert text == "lambda a, x, y, out, dout: (None, None)"
+    with_bprop = ops.Custom(axpy, lambda a, x, y: x, lambda a, x, y: x, bprop=bprop)
+    gx, gy = grad_of(with_bprop)(x, y)
+    assert gx.tolist() == [0.0, 0.0] and gy.tolist() == [0.0, 0.0]
+
+
+def test_the_no_bprop_suggestion_invents_names_that_do_not_clash():
+    def star(*args):                # no names to take; 'out' and 'dout' are bprop's own
+        return args[0] + args[1]
+
+    def clash(out, dout):
+        return out * dout
+
+    grad_of = lambda op: ms.grad(lambda u, v: op(u, v).sum(), grad_position=(0, 1))  # noqa: E731
+    x, y = ms.Tensor([1.0]), ms.Tensor([2.0])
+    for func, expected in ((star, "lambda x, y, out, dout: (None, None)"),
+                           (clash, "lambda x, y, out, dout: (None, None)")):
+        text, bprop = _suggested_bprop(ops.Custom(func, same, same), grad_of, x, y)
+        assert text == expected
+        gx, gy = grad_of(ops.Custom(func, same, same, bprop=bprop))(x, y)
+        assert gx.tolist() == [0.0] and gy.tolist() == [0.0]
 
 
 def test_grad_of_grad_through_custom_ops():

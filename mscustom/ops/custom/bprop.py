@@ -26,7 +26,7 @@ from ... import dtype as _dt
 from ...tensor import Tensor
 from . import _common
 
-__all__ = ["make_fgradient", "check_gradients", "CustomBpropError"]
+__all__ = ["make_fgradient", "check_gradients", "suggest_bprop", "CustomBpropError"]
 
 _TEMPLATE = _common.TEMPLATE_KEY
 
@@ -35,13 +35,21 @@ class CustomBpropError(RuntimeError):
     """An exception raised inside a Custom op's bprop, re-raised naming the op."""
 
 
-def make_fgradient(op_name, func_type, bprop):
-    """The ``FGradient(inputs, outputs, ograds, attrs)`` of a Custom op (one that explains itself if no bprop)."""
+def make_fgradient(op_name, func_type, bprop, names=None):
+    """The ``FGradient(inputs, outputs, ograds, attrs)`` of a Custom op (one that explains itself if no bprop).
+
+    ``names``: the op's call-argument names (a list the op may fill once it knows them), used by the
+    no-bprop error to suggest a bprop with the op's own parameters.
+    """
     if bprop is None:
         def no_bprop(inputs, outputs, ograds, attrs):
+            args = _common.call_args(attrs, inputs) if attrs else inputs
+            fix = suggest_bprop(args, len(inputs), names)
             raise RuntimeError(f"op '{op_name}' (ops.Custom, func_type='{func_type}') has no bprop, so it "
-                               f"cannot be differentiated; pass bprop=lambda *inputs, out, dout: "
-                               f"(grad_per_input, ...) to ops.Custom")
+                               f"cannot be differentiated; pass {fix} to ops.Custom "
+                               f"(it runs as it is: None is 'no gradient'), then replace each None with the "
+                               f"gradient for that tensor input, a Tensor of its shape computed from the "
+                               f"inputs, out and dout")
         return no_bprop
 
     call_args = _common.call_args
@@ -97,6 +105,35 @@ def make_fgradient(op_name, func_type, bprop):
             template = tuple(template if template is not None else (None,) * len(inputs)) + (0,) * n_pos
         return check_gradients(op_name, res, inputs, template)
     return fgradient
+
+
+def suggest_bprop(args, n_tensors, names=None):
+    """``bprop=lambda x, y, out, dout: (None, None)`` for a call with ``args`` (of which ``n_tensors``
+    tensors): one parameter per call argument, named as the op names them where it can, and one
+    ``None`` per tensor input, so it can be pasted as it is (the op calls ``bprop(*call_args, out,
+    dout)`` positionally)."""
+    params = _param_names(len(args), names)
+    grads = ["None"] * max(1, n_tensors)
+    body = "(" + ", ".join(grads) + ("," if len(grads) == 1 else "") + ")"
+    return f"bprop=lambda {', '.join(params + ['out', 'dout'])}: {body}"
+
+
+def _param_names(n, names):
+    """``n`` distinct identifiers (not ``out``/``dout``): the op's own names first, then x, y, z or x1..xn."""
+    import keyword
+    taken, params = {"out", "dout"}, []
+    for name in list(names or ())[:n]:
+        ok = isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name) and name not in taken
+        params.append(name if ok else None)
+        taken.add(name)
+    params += [None] * (n - len(params))
+    spare = iter(["x", "y", "z"] if n <= 3 else [f"x{k}" for k in range(1, 2 * n + 3)])
+    for k, name in enumerate(params):
+        if name is None:
+            name = next(c for c in spare if c not in taken)
+            params[k] = name
+            taken.add(name)
+    return params
 
 
 def check_gradients(op_name, res, inputs, template):

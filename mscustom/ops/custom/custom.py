@@ -157,12 +157,14 @@ class Custom:
         self._op.attrs["FSelectKernel"] = _select.select      # MindSpore's row choice and casts
         if self._shape_rule.kind == "none":
             _outputs.install_kind_shape_rule(self._op, kind, self.func, self._attr_specs, self.name)
-        extend.def_gradient(self._op, _bprop.make_fgradient(self.name, func_type, self.bprop))
+        names = []                      # the call's argument names, once known (the no-bprop error uses them)
+        extend.def_gradient(self._op, _bprop.make_fgradient(self.name, func_type, self.bprop, names))
         self._add_kernels(func, kind, infos, options)
         self._arity = _arity.find_arity(kind, self._sources[0][0], self._shape_rule, self._dtype_rule,
                                         self.bprop, self._attr_specs, n_out, self._pending)
         _arity.check_bprop_arity(self.bprop, self._arity, self.name, len(self._marshal.free))
         self._lo, self._hi = self._arity[0], self._arity[1]
+        names[:] = self._arity.names
         self._update_fast_path()
         report.track(self)
 
