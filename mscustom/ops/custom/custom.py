@@ -164,7 +164,7 @@ class Custom:
                                         self.bprop, self._attr_specs, n_out, self._pending)
         _arity.check_bprop_arity(self.bprop, self._arity, self.name, len(self._marshal.free))
         self._lo, self._hi = self._arity[0], self._arity[1]
-        names[:] = self._arity.names
+        names[:] = self._arity[2]
         self._update_fast_path()
         report.track(self)
 
