@@ -52,15 +52,15 @@ def _overrun(tmp_path, extra, before=0):
 def test_debug_mode_reports_an_output_overrun_with_op_output_and_distance(tmp_path, cache, monkeypatch):
     monkeypatch.setenv("MSCUSTOM_DEBUG", "1")
     op = Custom(f"{_overrun(tmp_path, 3)}:Overrun", lambda x: x, lambda x: x, func_type="aot", name="over")
-    with pytest.raises(RuntimeError, match=r"op 'over': AOT kernel 'Overrun' wrote outside output 0 \(shape "
-                                           r"\[2, 5\], float32, 40 bytes\): 12 byte\(s\) past its end"):
+    with pytest.raises(RuntimeError, match=r"op 'over': AOT kernel 'Overrun' .* wrote 12 byte\(s\) past the end "
+                                           r"of output 0 \(shape \[2, 5\], float32, 40 bytes\)"):
         op(ms.Tensor(np.zeros((2, 5), np.float32)))
 
 
 def test_debug_mode_reports_a_write_before_the_start(tmp_path, cache, monkeypatch):
     monkeypatch.setenv("MSCUSTOM_DEBUG", "1")
     op = Custom(f"{_overrun(tmp_path, 0, 1)}:Overrun", lambda x: x, lambda x: x, func_type="aot", name="under")
-    with pytest.raises(RuntimeError, match=r"op 'under': .* output 0 .*: 4 byte\(s\) before its start"):
+    with pytest.raises(RuntimeError, match=r"op 'under': .* wrote 4 byte\(s\) before the start of output 0"):
         op(ms.Tensor(np.zeros(4, np.float32)))
 
 

@@ -400,6 +400,7 @@ def test_interrupt_right_after_the_cffi_call_takes_its_lock_releases_it():
 
     add = aot_op("CustomAdd")
     a = np.arange(4.0, dtype=np.float32)
+    add(ms.Tensor(a), ms.Tensor(a))                  # the signature's checked first call, on guarded buffers
     seen = {}
 
     def local(frame, event, arg):                    # Ctrl-C on the line after the acquire

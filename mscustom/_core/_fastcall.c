@@ -65,7 +65,12 @@ typedef struct {
     int64_t **shapes_p;
     const char **dtypes_p;
     void *extra_p;
+    PyObject *label;       /* INTO, AOT: bytes naming the kernel for a crash report (the runner's label) */
 } FastPlanObject;
+
+/* the kernel guard's per-thread crash label (mscustom/_core/_kernelguard.c), when it is built */
+typedef void (*set_label_fn)(const char *);
+static set_label_fn kg_set_label;
 
 static int
 fp_traverse(FastPlanObject *self, visitproc visit, void *arg)
@@ -81,6 +86,7 @@ fp_traverse(FastPlanObject *self, visitproc visit, void *arg)
     Py_VISIT(self->fail);
     Py_VISIT(self->after);
     Py_VISIT(self->keep);
+    Py_VISIT(self->label);
     return 0;
 }
 
@@ -98,6 +104,7 @@ fp_clear(FastPlanObject *self)
     Py_CLEAR(self->fail);
     Py_CLEAR(self->after);
     Py_CLEAR(self->keep);
+    Py_CLEAR(self->label);
     return 0;
 }
 
@@ -212,6 +219,16 @@ fp_init(FastPlanObject *self, PyObject *args, PyObject *kwds)
     self->after = after;
     Py_INCREF(keep);
     self->keep = keep;
+    PyObject *label = PyObject_GetAttrString(keep, "label");     /* the runner's crash label, if any */
+    if (label == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -1;
+        PyErr_Clear();
+    } else if (!PyBytes_Check(label)) {
+        Py_DECREF(label);
+    } else {
+        self->label = label;
+    }
     self->kernel = NULL;
     if (mode == MODE_AOT) {
         PyObject *kaddr, *ndims, *shapes, *dtypes, *extra, *base, *slots;
@@ -595,7 +612,11 @@ run_plan(FastCallObject *self, FastPlanObject *fp, PyArrayObject **arrays)
             return NULL;
         if (fp->mode == MODE_INTO) {
             stack[n_in] = out;
+            if (kg_set_label != NULL && fp->label != NULL)
+                kg_set_label(PyBytes_AS_STRING(fp->label));
             PyObject *res = PyObject_Vectorcall(fp->target, stack, n_in + 1, NULL);
+            if (kg_set_label != NULL && fp->label != NULL)
+                kg_set_label(NULL);
             if (res == NULL) {
                 Py_DECREF(out);
                 return kernel_raised(fp);
@@ -608,8 +629,13 @@ run_plan(FastCallObject *self, FastPlanObject *fp, PyArrayObject **arrays)
                 params[fp->in_slot[i]] = PyArray_DATA(arrays[i]);
             params[fp->out_slot] = PyArray_DATA((PyArrayObject *)out);
             int rc;
+            const char *label = fp->label != NULL ? PyBytes_AS_STRING(fp->label) : NULL;
             Py_BEGIN_ALLOW_THREADS
+            if (kg_set_label != NULL && label != NULL)
+                kg_set_label(label);
             rc = fp->kernel(fp->nparam, params, fp->ndims_p, fp->shapes_p, fp->dtypes_p, NULL, fp->extra_p);
+            if (kg_set_label != NULL && label != NULL)
+                kg_set_label(NULL);
             Py_END_ALLOW_THREADS
             if (rc != 0) {
                 Py_DECREF(out);
@@ -1231,6 +1257,16 @@ PyInit__fastcall(void)
     PyObject *m = PyModule_Create(&fastcall_module);
     if (m == NULL)
         return NULL;
+    /* optional: the kernel guard's crash labels (not built, or turned off: no labels from C) */
+    PyObject *kg = PyImport_ImportModule("mscustom._core.kernelguard");
+    if (kg != NULL) {
+        PyObject *available = PyObject_GetAttrString(kg, "AVAILABLE");
+        if (available != NULL && PyObject_IsTrue(available) == 1)
+            kg_set_label = (set_label_fn)PyCapsule_Import("mscustom._core._kernelguard._C_API", 0);
+        Py_XDECREF(available);
+        Py_DECREF(kg);
+    }
+    PyErr_Clear();
     Py_INCREF(&FastPlanType);
     Py_INCREF(&FastCallType);
     Py_INCREF(&CoreCallType);

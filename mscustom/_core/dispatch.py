@@ -690,10 +690,15 @@ def _make_plan(op, args, attrs):
     if casts is None:
         sig = Signature(in_shapes, in_dtypes, in_formats, plan.out_shapes, plan.out_dtypes, attrs, row)
         plan.runner = entry.bind(op, sig) if entry.bind is not None else entry.fn
+        first = getattr(plan.runner, "first_call", None)
     else:       # the kernel runs on its row's dtypes; the plan keeps the op's own
         sig = Signature(in_shapes, casts.kernel_in, in_formats, plan.out_shapes,
                         casts.kernel_out if casts.kernel_out is not None else plan.out_dtypes, attrs, row)
-        plan.runner = casts.wrap(entry.bind(op, sig) if entry.bind is not None else entry.fn, entry.allocates)
+        bound = entry.bind(op, sig) if entry.bind is not None else entry.fn
+        first = getattr(bound, "first_call", None)
+        plan.runner = casts.wrap(bound, entry.allocates)
+        if first is not None:
+            first = casts.wrap(first, entry.allocates)
         casts.warn()
     plan.simple = (plan.n_out == 1 and entry.allocates and out_shapes is not None
                    and not conversions and not plan.out_formats and not plan.timed)
@@ -705,7 +710,40 @@ def _make_plan(op, args, attrs):
     plan.cfast = None
     if plan.direct and _fastcall.AVAILABLE:
         plan.cfast = _fastcall.make_fast_plan(plan, args, _fast_fail(op, entry), _fast_settle(op, plan))
+    if first is not None:
+        _check_first_call(op, plan, first)
     return plan
+
+
+def _check_first_call(op, plan, first):
+    """Run the plan's first call through ``first`` (a kernel's checked form), every later one as bound.
+
+    The jit and aot kinds give their runners a ``first_call``: the same kernel on
+    guarded buffers (bounds-checked for jit), which raises, naming the op, where the
+    kernel reaches outside its inputs or outputs. It runs until one call of the
+    signature succeeds; then the plan's runner and direct path are the bound
+    runner's (and the compiled call path, which arms only after a warm call, calls
+    the kernel as bound). A replay that kept the checking runner goes straight
+    to the bound one after that.
+    """
+    bound = plan.runner
+    passed = []
+
+    def run(*args):
+        if passed:
+            return bound(*args)
+        result = first(*args)
+        if not passed:
+            passed.append(True)
+            plan.runner = bound
+            if plan.direct:
+                plan.fast = _direct_path(op, plan)
+        return result
+
+    run.checked = first
+    plan.runner = run
+    if plan.direct:
+        plan.fast = _direct_path(op, plan)
 
 
 def _as_shape(op, value, what, entry=None):

@@ -18,6 +18,7 @@ __all__ = ["GUARD_BYTE", "DEVICE_ALIGN", "overrun", "device_guard_size", "Guarde
 GUARD_BYTE = 0xA5
 DEVICE_ALIGN = 256          # CUDA allocations start on 256 bytes; a guard of a multiple keeps outputs there
 _MAX_DEVICE_GUARD = 1 << 20
+_MAX_DEVICE_REACH = 1 << 26     # a checked call's guard a side at most, when the inputs ask for more
 
 _pattern = None             # host bytes of GUARD_BYTE, copied into device guard zones (made once, on first use)
 
@@ -50,20 +51,25 @@ def overrun(before, after):
     return " and ".join(where)
 
 
-def device_guard_size(nbytes):
+def device_guard_size(nbytes, reach=0):
     """Guard bytes on each side of a device output of ``nbytes``: 4 KiB up to 1 MiB, a multiple of 256.
+
+    ``reach`` (a checked call's: see ``reach_for``) raises it, up to 64 MiB.
 
     >>> device_guard_size(40), device_guard_size(5000), device_guard_size(1 << 30)
     (4096, 5120, 1048576)
+    >>> device_guard_size(40, reach=3 << 20)
+    3145728
     """
     g = min(max(4096, int(nbytes)), _MAX_DEVICE_GUARD)
+    g = max(g, min(int(reach), _MAX_DEVICE_REACH))
     return -(-g // DEVICE_ALIGN) * DEVICE_ALIGN
 
 
 def _host_pattern(nbytes):
     global _pattern
-    if _pattern is None:
-        _pattern = np.full(_MAX_DEVICE_GUARD, GUARD_BYTE, np.uint8)
+    if _pattern is None or _pattern.size < nbytes:
+        _pattern = np.full(max(_MAX_DEVICE_GUARD, nbytes), GUARD_BYTE, np.uint8)
     return _pattern[:nbytes]
 
 
@@ -87,7 +93,7 @@ class GuardedOutputs:
         guards.copy_to_host([out])
     """
 
-    def __init__(self, cuda, outputs, stream=None):
+    def __init__(self, cuda, outputs, stream=None, reach=0):
         self._stream = stream
         stream = self._s = stream if stream is not None else 0
         self.views, self._zones = [], []
@@ -97,7 +103,7 @@ class GuardedOutputs:
                 self.views.append(cuda.device_array(o.shape, o.dtype, stream=stream))
                 self._zones.append(None)
                 continue
-            g = device_guard_size(nbytes)
+            g = device_guard_size(nbytes, reach)
             buf = cuda.device_array(nbytes + 2 * g, np.uint8, stream=stream)
             before, after = buf[:g], buf[g + nbytes:]
             before.copy_to_device(_host_pattern(g), stream=stream)
@@ -135,3 +141,112 @@ class GuardedOutputs:
             d.copy_to_host(o, stream=self._s)
         if self._stream is not None:
             self._stream.synchronize()
+
+
+# ---------------------------------------------------------------- host buffers (CPU kernels)
+# A kernel's checked call (the first call of each signature, every call under MSCUSTOM_DEBUG=1):
+# its inputs and outputs lie in guarded buffers (mscustom/_core/kernelguard.py) and what it did
+# outside them is reported naming the op and the kernel.
+
+_COPY_INPUTS_MAX = 1 << 28          # inputs larger than this are passed as they are (not copied)
+
+
+class OutOfBoundsError(IndexError, RuntimeError):
+    """A kernel reached outside one of its inputs or outputs (found by a checked call).
+
+    An IndexError (what an index past an array raises in NumPy) and a
+    RuntimeError (what a failing kernel raises), so either ``except`` catches it.
+    """
+
+
+def run_on_guarded(kernel_call, inputs, outputs):
+    """Run ``kernel_call(inputs, outputs)`` on guarded copies; copy the outputs back.
+
+    Returns ``[(what, index, bytes before the start, bytes past the end)]`` for
+    every buffer the kernel reached outside of (``what``: "input" or "output");
+    the outputs are copied back only when that list is empty. Whatever the
+    kernel raises propagates (the buffers are released first).
+    """
+    from ..._core import kernelguard
+    reach = reach_for(inputs, outputs)
+    guarded_in, guarded_out = [], []
+    try:
+        args = []
+        for a in inputs:
+            if a.nbytes > _COPY_INPUTS_MAX or a.nbytes == 0:
+                args.append(np.ascontiguousarray(a))
+                guarded_in.append(None)
+                continue
+            g = kernelguard.GuardedBuffer(a.shape, a.dtype, reach)
+            g.array[...] = a
+            guarded_in.append(g)
+            args.append(g.array)
+        for o in outputs:
+            g = kernelguard.GuardedBuffer(o.shape, o.dtype, reach)
+            guarded_out.append(g)
+        kernel_call(args, [g.array for g in guarded_out])
+        found = []
+        for what, bufs in (("input", guarded_in), ("output", guarded_out)):
+            for j, g in enumerate(bufs):
+                if g is None:
+                    continue
+                early, past = g.outside()
+                if early is not None or past is not None:
+                    found.append((what, j, early, past))
+        if not found:
+            for g, o in zip(guarded_out, outputs):
+                o[...] = g.array
+        return found
+    finally:
+        for g in guarded_in + guarded_out:
+            if g is not None:
+                g.close()
+
+
+def reach_for(inputs, outputs):
+    """Bytes to guard on each side: twice what a loop over the largest buffer's elements can cover."""
+    arrays = list(inputs) + list(outputs)
+    if not arrays:
+        return 0
+    most = max(a.size for a in arrays)
+    widest = max(a.itemsize for a in arrays)
+    return 2 * most * widest
+
+
+def describe_outside(op_name, kernel, found, inputs, outputs, when):
+    """The error text for ``run_on_guarded``'s findings: what, how far, and the likely out_shape.
+
+    ``kernel`` names the kernel (e.g. "jit kernel 'k'"); ``when`` says which check found it.
+    """
+    lines = []
+    for what, j, early, past in found:
+        arr = outputs[j] if what == "output" else inputs[j]
+        desc = f"{what} {j} (shape {list(arr.shape)}, {arr.dtype}, {arr.nbytes} bytes)"
+        verb = "wrote" if what == "output" else "read"
+        parts = []
+        if past is not None:
+            parts.append(f"{verb} {past} byte(s) past the end of {desc}")
+        if early is not None:
+            parts.append(f"{verb} {early} byte(s) before the start of {desc}")
+        line = " and ".join(parts)
+        if what == "output" and past is not None:
+            line += _out_shape_hint(arr, past, inputs)
+        lines.append(line)
+    return (f"op '{op_name}': {kernel} " + "; it also ".join(lines) +
+            f". {when}; the buffers it reached outside of were guarded, so nothing was corrupted. "
+            "MSCUSTOM_DEBUG=1 checks every call (indices that depend on the data).")
+
+
+def _out_shape_hint(out, past, inputs):
+    """Words on the out_shape that would hold what the kernel wrote."""
+    if out.itemsize == 0:
+        return ""
+    elems = (out.nbytes + past) // out.itemsize
+    same = [k for k, a in enumerate(inputs) if a.size == elems]
+    held = f": it wrote at least {elems} element(s) where out_shape gives {out.size}"
+    if same:
+        k = same[0]
+        example = "lambda x: x" if len(inputs) == 1 else f"lambda *shapes: shapes[{k}]"
+        return (f"{held}, as many as input {k} (shape {list(inputs[k].shape)}) holds; the likely out_shape "
+                f"is input {k}'s shape (out_shape={example})")
+    return f"{held}; check the out_shape (e.g. [{elems}]) and the kernel's loop bounds"

@@ -77,6 +77,7 @@ import numpy as np
 from ... import context as _context
 from ..._numba_private import cache as _numba_cache
 from ..._numba_private import forksafe as _numba_forksafe
+from ..._core import kernelguard as _kernelguard
 from . import _common, _forksafe, _guards
 from ._arity import kernel_arity
 from .kind import make_entry, register_kind
@@ -88,8 +89,6 @@ _forksafe.install()         # parallel kernels keep working in a forked child (s
 
 DISABLE_ENV = "MSCUSTOM_JIT_DISABLE"
 _MAX_THREADS = 256
-_GUARD = 64                 # guard-zone bytes on each side of an output in debug mode
-_PATTERN = _guards.GUARD_BYTE
 _FORK_WAIT_S = 10.0         # how long a fork waits for an in-flight compile before abandoning it
 
 
@@ -131,6 +130,7 @@ class JitKind:
     options = ("launch", "parallel", "debug")
     default_targets = ("CPU", "GPU")
     allocates = False
+    arity_note = "less its outputs and attributes"       # what arity() leaves out, for error messages
 
     def check(self, func, op_name, options):
         """Validate the kernel and return its ``JitFunction`` (shared by the op's targets)."""
@@ -160,15 +160,30 @@ class JitKind:
         func.check_arity(len(template), n_out, len(extra))
         if target == "GPU":
             return func.bind_gpu(sig, template, extra)
+        label = _label(self.kernel_name(func, target, options), op_name)
         if func.python:
-            fn, checked = func.py_func, False
-        elif _context.debug_enabled():
-            fn, checked = func.compile(func.types(sig, template, extra), checked=True), True
-        else:
-            fn, checked = func.compile(func.types(sig, template, extra)), False
-        if checked or _context.debug_enabled():
-            return _guarded_runner(func, fn, template, extra, n_out, checked)
-        return _runner(func, fn, template, extra, n_out)
+            return _runner(func, func.py_func, template, extra, n_out, label)
+        _kernelguard.install()
+        checked_fn = func.compile(func.types(sig, template, extra), checked=True)
+        if _context.debug_enabled():
+            return _guarded_runner(func, checked_fn, None, template, extra, label, "a check of every call "
+                                   "(MSCUSTOM_DEBUG=1)")
+        fn = func.compile(func.types(sig, template, extra))
+        run = _runner(func, fn, template, extra, n_out, label)
+        # the signature's first call runs bounds-checked on guarded buffers (mscustom/_core/dispatch.py
+        # calls run.first_call once, then run itself)
+        run.first_call = _guarded_runner(func, checked_fn, fn, template, extra, label,
+                                         f"Found by the first call's check of this signature ({_shapes(sig)})")
+        return run
+
+
+def _label(kernel_name, op_name):
+    """What a crash report prints for this kernel (mscustom/_core/kernelguard.py)."""
+    return f"op '{op_name}', kernel {kernel_name}".encode("utf-8", "replace")
+
+
+def _shapes(sig):
+    return ", ".join(f"{list(s)} {np.dtype(d).name}" for s, d in zip(sig.in_shapes, sig.in_dtypes))
 
 
 KIND = register_kind(JitKind())
@@ -388,7 +403,12 @@ class JitFunction:
                 except Exception as exc:
                     raise RuntimeError(f"op '{self.op_name}': jit kernel '{self.kname}' failed to compile "
                                        f"for the GPU: {exc}") from exc
-        return _gpu_runner(self, cuda, kernel[blocks, threads], template, extra, _context.debug_enabled())
+        launcher = kernel[blocks, threads]
+        if _context.debug_enabled():
+            return _gpu_runner(self, cuda, launcher, template, extra, guarded=True)
+        run = _gpu_runner(self, cuda, launcher, template, extra)
+        run.first_call = _gpu_runner(self, cuda, launcher, template, extra, guarded=True)
+        return run
 
     def fail(self, exc):
         raise RuntimeError(f"op '{self.op_name}': jit kernel '{self.kname}' raised "
@@ -414,73 +434,97 @@ def _numba_types(sig, template, extra):
 
 
 # ---------------------------------------------------------------- runners
-def _runner(kernel, fn, template, extra, n_out):
-    """The per-call function; the common all-tensor, no-attribute case is kept shortest."""
+def _runner(kernel, fn, template, extra, n_out, label):
+    """The per-call function; the common all-tensor, no-attribute case is kept shortest.
+
+    ``label`` names the kernel for a crash report while it runs (``_core/kernelguard.py``).
+    """
     fail = kernel.fail
     contiguous = np.ascontiguousarray
     plain = not extra and all(item is None for item in template)
+    set_label = _kernelguard.set_label
 
     if plain and len(template) == 1 and n_out == 1:
         def run(attrs, inputs, req, outputs):
+            set_label(label)
             try:
                 fn(contiguous(inputs[0]), outputs[0])
             except Exception as exc:
                 fail(exc)
+            finally:
+                set_label(None)
     elif plain and len(template) == 2 and n_out == 1:
         def run(attrs, inputs, req, outputs):
+            set_label(label)
             try:
                 fn(contiguous(inputs[0]), contiguous(inputs[1]), outputs[0])
             except Exception as exc:
                 fail(exc)
+            finally:
+                set_label(None)
     else:
         interleave = _common.interleave
 
         def run(attrs, inputs, req, outputs):
+            set_label(label)
             try:
                 fn(*interleave(template, [contiguous(a) for a in inputs]), *outputs, *extra)
             except Exception as exc:
                 fail(exc)
+            finally:
+                set_label(None)
     if plain and n_out == 1:
         run.fast_spec = ("into", fn, fail, None)      # fn(*inputs, out): mscustom/_core/fastcall.py
+        run.label = label
     return run
 
 
-def _guarded_runner(kernel, fn, template, extra, n_out, checked):
-    """Debug mode: outputs get guard zones checked after the kernel; bounds errors name the op."""
-    interleave, contiguous = _common.interleave, np.ascontiguousarray
+def _guarded_runner(kernel, checked_fn, fn, template, extra, label, when):
+    """A checked call: bounds-checked code on guarded buffers (``_guards.run_on_guarded``).
+
+    An out-of-bounds index, or a reach past any input or output, raises an
+    IndexError naming the op, the kernel, the buffer and how far it reached.
+    Where the bounds-checked build stops at an index (``out[i]`` past the end),
+    the plain build ``fn`` runs once more on guarded buffers to tell how far the
+    loop goes (a plain build that stays inside every buffer means an index past
+    one axis of a multi-dimensional array).
+    """
+    interleave = _common.interleave
+    set_label = _kernelguard.set_label
+
+    def call_with(compiled):
+        def call(ins, outs):
+            set_label(label)
+            try:
+                compiled(*interleave(template, ins), *outs, *extra)
+            finally:
+                set_label(None)
+        return call
 
     def run(attrs, inputs, req, outputs):
-        bufs, views = [], []
-        for o in outputs:
-            buf = np.empty(o.nbytes + 2 * _GUARD, np.uint8)
-            buf[:_GUARD] = _PATTERN
-            buf[_GUARD + o.nbytes:] = _PATTERN
-            bufs.append(buf)
-            views.append(buf[_GUARD:_GUARD + o.nbytes].view(o.dtype).reshape(o.shape))
         try:
-            fn(*interleave(template, [contiguous(a) for a in inputs]), *views, *extra)
+            found = _guards.run_on_guarded(call_with(checked_fn), inputs, outputs)
         except IndexError as exc:
-            raise IndexError(f"op '{kernel.op_name}': jit kernel '{kernel.kname}' indexed out of bounds "
-                             f"({exc}); check its loops against the shapes of its inputs and outputs "
-                             f"(x.size with x.flat[i] works for any rank)") from exc
+            found = None
+            if fn is not None:
+                try:
+                    found = _guards.run_on_guarded(call_with(fn), inputs, [np.empty_like(o) for o in outputs])
+                except Exception:
+                    found = None
+            if found:
+                raise _guards.OutOfBoundsError(_guards.describe_outside(kernel.op_name, f"jit kernel '{kernel.kname}'",
+                                                          found, inputs, outputs, when)) from exc
+            shapes = ", ".join(f"{list(a.shape)}" for a in list(inputs) + list(outputs))
+            raise _guards.OutOfBoundsError(f"op '{kernel.op_name}': jit kernel '{kernel.kname}' indexed out of bounds "
+                             f"({exc}) on an axis of an input or output (shapes of inputs then outputs: "
+                             f"{shapes}); check its loops against the shapes of its inputs and outputs "
+                             f"(x.size with x.flat[i] works for any rank). {when}") from exc
         except Exception as exc:
             kernel.fail(exc)
-        for j, (buf, o) in enumerate(zip(bufs, outputs)):
-            _check_guards(kernel, j, buf, o)
-            o[...] = views[j]
+        if found:
+            raise _guards.OutOfBoundsError(_guards.describe_outside(kernel.op_name, f"jit kernel '{kernel.kname}'", found,
+                                                      inputs, outputs, when))
     return run
-
-
-def _check_guards(kernel, j, buf, out):
-    where = _guards.overrun(buf[:_GUARD], buf[_GUARD + out.nbytes:])
-    if where is not None:
-        raise _overrun_error(kernel, j, out, where)
-
-
-def _overrun_error(kernel, j, out, where):
-    return IndexError(f"op '{kernel.op_name}': jit kernel '{kernel.kname}' wrote outside output {j} "
-                      f"(shape {list(out.shape)}, {out.dtype}): {where} (found by the "
-                      f"MSCUSTOM_DEBUG guard zones); check the out_shape and the kernel's loops")
 
 
 def _gpu_runner(kernel, cuda, launcher, template, extra, guarded=False):
@@ -494,7 +538,7 @@ def _gpu_runner(kernel, cuda, launcher, template, extra, guarded=False):
         def run(attrs, inputs, req, outputs):
             try:
                 d_in = [cuda.to_device(np.ascontiguousarray(a)) for a in inputs]
-                guards = _guards.GuardedOutputs(cuda, outputs)
+                guards = _guards.GuardedOutputs(cuda, outputs, reach=_guards.reach_for(inputs, outputs))
                 launcher(*interleave(template, d_in), *guards.views, *extra)
                 found = guards.overruns()
             except Exception as exc:
@@ -517,6 +561,13 @@ def _gpu_runner(kernel, cuda, launcher, template, extra, guarded=False):
         except Exception as exc:
             fail(exc)
     return run
+
+
+def _overrun_error(kernel, j, out, where):
+    return _guards.OutOfBoundsError(f"op '{kernel.op_name}': jit kernel '{kernel.kname}' wrote outside output {j} "
+                      f"(shape {list(out.shape)}, {out.dtype}): {where} (found by the guard zones of a checked "
+                      "call: the first call of each signature, or every call under MSCUSTOM_DEBUG=1); check "
+                      "the out_shape and the kernel's loops")
 
 
 def _simulated():

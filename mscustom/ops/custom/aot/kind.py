@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .... import context as _context
+from ...._core import kernelguard as _kernelguard
 from ...._core.kernel import KernelEntry, Signature
 from .. import _common
 from . import abi as _abi
@@ -196,10 +197,20 @@ def bind_signature(opened, op_name, target, specs, sig, stats, kernel_name):
     call.workspace = [_aligned(_abi.workspace_bytes(s)) for s in cpp_extra.workspace()] if cpp_extra else []
     call.keep, call.c_header = keep, not cpp
     if device is not None:
-        return device.runner(call, stats, guarded=_context.debug_enabled())
+        if _context.debug_enabled():
+            return device.runner(call, stats, guarded=True)
+        run = device.runner(call, stats)
+        run.first_call = device.runner(call, stats, guarded=True)
+        return run
+    _kernelguard.install()
+    label = f"op '{op_name}', kernel {kernel_name}".encode("utf-8", "replace")
     if _context.debug_enabled():
-        return _runners.debug_runner(call, stats)
-    return _runners.cpu_runner(call, stats)
+        return _runners.checked_runner(call, stats, label, "a check of every call (MSCUSTOM_DEBUG=1)")
+    run = _runners.cpu_runner(call, stats, label)
+    shapes = ", ".join(f"{list(s)} {np.dtype(d).name}" for s, d in zip(sig.in_shapes, sig.in_dtypes))
+    run.first_call = _runners.checked_runner(call, stats, label,
+                                             f"Found by the first call's check of this signature ({shapes})")
+    return run
 
 
 def _aligned(nbytes, align=64):

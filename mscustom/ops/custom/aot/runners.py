@@ -1,4 +1,4 @@
-"""The per-call functions of bound aot kernels: CPU (cffi, then the Numba caller), debug-guarded, GPU.
+"""The per-call functions of bound aot kernels: CPU (cffi, then the Numba caller), checked, GPU.
 
 Every runner has the dispatcher's signature ``run(attrs, inputs, req, outputs)``
 and writes into the preallocated outputs. Given a ``stats`` dict it counts
@@ -16,12 +16,16 @@ Numba caller is used only when ``mscustom._numba_private.supported()``. Under
 path (``mscustom/_core/fastcall.py``) its address: warm calls outside tapes
 and captures then call it from C, and this runner serves the others.
 
-``MSCUSTOM_DEBUG=1`` (``mscustom.context.debug_enabled()``, read when a plan
-is bound): every output is written into a buffer with guard zones before and
-after it, checked when the kernel returns, so an overrun raises an error
-naming the op, the output and how far it wrote: ``debug_runner`` on CPU,
-``CudaDevice.runner(..., guarded=True)`` on GPU (device buffers from
-``_guards.GuardedOutputs``, whose guard zones are copied back after the kernel).
+Checked calls: the first call of each signature (the runner's ``first_call``,
+run once by the dispatcher) and every call under ``MSCUSTOM_DEBUG=1``
+(``mscustom.context.debug_enabled()``, read when a plan is bound) put the
+inputs and outputs on guarded buffers, checked when the kernel returns, so a
+kernel that reaches outside one raises an error naming the op, the buffer, how
+far it reached and the likely out_shape: ``checked_runner`` on CPU
+(``_guards.run_on_guarded``), ``CudaDevice.runner(..., guarded=True)`` on GPU
+(device buffers from ``_guards.GuardedOutputs``, whose guard zones are copied
+back after the kernel). While a CPU kernel runs, its thread's crash label names
+it (``_core/kernelguard.py``).
 """
 
 import ctypes
@@ -33,10 +37,11 @@ import numpy as np
 
 from ...._core import dispatch as _dispatch
 from ...._core import fastcall as _fastcall
+from ...._core import kernelguard as _kernelguard
 from .. import _guards
 from . import abi as _abi
 
-__all__ = ["cpu_runner", "debug_runner", "CudaDevice", "CALLER_ENV", "TIER_UP_CALLS", "join_tier_ups"]
+__all__ = ["cpu_runner", "checked_runner", "CudaDevice", "CALLER_ENV", "TIER_UP_CALLS", "join_tier_ups"]
 
 CALLER_ENV = "MSCUSTOM_AOT_CALLER"
 NOT_CONTIGUOUS = -0x7FFF0001   # what the Numba caller returns instead of calling with a non-contiguous array
@@ -98,8 +103,11 @@ def _fixed_pointers(call):
     return fixed
 
 
-def cpu_runner(call, stats):
-    """The per-call function on host memory: pass the data pointers, call, check the code."""
+def cpu_runner(call, stats, label=None):
+    """The per-call function on host memory: pass the data pointers, call, check the code.
+
+    ``label`` names the kernel for a crash report while it runs (``_core/kernelguard.py``).
+    """
     ffi, descs, fn, fail = call.ffi, call.descs, call.fn, call.fail
     from_buffer, null, perf = ffi.from_buffer, ffi.NULL, _perf
     contiguous = np.ascontiguousarray
@@ -109,6 +117,7 @@ def cpu_runner(call, stats):
     fixed = _fixed_pointers(call)
     array_slots = list(slots) + list(out_slots)
     check_extra = call.check_extra if call.cpp is not None else None
+    set_label = _kernelguard.set_label
 
     def fresh_params():
         p = ffi.new("void *[]", n)
@@ -224,18 +233,30 @@ def cpu_runner(call, stats):
     # cheaper than unpacking the lists (the per-call path of a tiny kernel is all overhead).
     if stats is None and len(slots) == 1 and len(out_slots) == 1:
         def run(attrs, inputs, req, outputs):
-            rc = fast(meta, (inputs[0], outputs[0])) if fast is not None else slow(inputs, outputs)
+            set_label(label)
+            try:
+                rc = fast(meta, (inputs[0], outputs[0])) if fast is not None else slow(inputs, outputs)
+            finally:
+                set_label(None)
             if rc:
                 failed(rc, inputs, outputs)
     elif stats is None and len(slots) == 2 and len(out_slots) == 1:
         def run(attrs, inputs, req, outputs):
-            rc = (fast(meta, (inputs[0], inputs[1], outputs[0])) if fast is not None
-                  else slow(inputs, outputs))
+            set_label(label)
+            try:
+                rc = (fast(meta, (inputs[0], inputs[1], outputs[0])) if fast is not None
+                      else slow(inputs, outputs))
+            finally:
+                set_label(None)
             if rc:
                 failed(rc, inputs, outputs)
     elif stats is None:
         def run(attrs, inputs, req, outputs):
-            rc = fast(meta, (*inputs, *outputs)) if fast is not None else slow(inputs, outputs)
+            set_label(label)
+            try:
+                rc = fast(meta, (*inputs, *outputs)) if fast is not None else slow(inputs, outputs)
+            finally:
+                set_label(None)
             if rc:
                 failed(rc, inputs, outputs)
     elif len(slots) == 1 and len(out_slots) == 1:
@@ -243,7 +264,11 @@ def cpu_runner(call, stats):
             timed = _TIMING[0]
             if timed:
                 t0 = perf()
-            rc = fast(meta, (inputs[0], outputs[0])) if fast is not None else slow(inputs, outputs)
+            set_label(label)
+            try:
+                rc = fast(meta, (inputs[0], outputs[0])) if fast is not None else slow(inputs, outputs)
+            finally:
+                set_label(None)
             if rc:
                 failed(rc, inputs, outputs)
             stats["calls"] += 1
@@ -254,8 +279,12 @@ def cpu_runner(call, stats):
             timed = _TIMING[0]
             if timed:
                 t0 = perf()
-            rc = (fast(meta, (inputs[0], inputs[1], outputs[0])) if fast is not None
-                  else slow(inputs, outputs))
+            set_label(label)
+            try:
+                rc = (fast(meta, (inputs[0], inputs[1], outputs[0])) if fast is not None
+                      else slow(inputs, outputs))
+            finally:
+                set_label(None)
             if rc:
                 failed(rc, inputs, outputs)
             stats["calls"] += 1
@@ -266,7 +295,11 @@ def cpu_runner(call, stats):
             timed = _TIMING[0]
             if timed:
                 t0 = perf()
-            rc = fast(meta, (*inputs, *outputs)) if fast is not None else slow(inputs, outputs)
+            set_label(label)
+            try:
+                rc = fast(meta, (*inputs, *outputs)) if fast is not None else slow(inputs, outputs)
+            finally:
+                set_label(None)
             if rc:
                 failed(rc, inputs, outputs)
             stats["calls"] += 1
@@ -285,65 +318,65 @@ def cpu_runner(call, stats):
         fields = _fastcall.aot_fields(addr(fn), n, addr(ndims), addr(shapes), addr(dtypes), addr(extra),
                                       base, slots, out_slots[0])
         run.fast_spec = ("aot", fields, fail, None)
+        run.label = label
     return run
 
 
-def _guard_size(nbytes):
-    return int(min(max(4096, nbytes), 1 << 20))
+def checked_runner(call, stats, label, when):
+    """A checked call (cffi): inputs and outputs on guarded buffers (``_guards.run_on_guarded``).
 
-
-def debug_runner(call, stats):
-    """``MSCUSTOM_DEBUG=1``: outputs in guarded buffers, checked after every call (cffi only)."""
+    The first call of each signature runs this way, and every call under
+    ``MSCUSTOM_DEBUG=1``: a kernel that reaches outside any input or output
+    raises an IndexError naming the op, the kernel, the buffer, how far it
+    reached and the likely out_shape, instead of corrupting memory. ``when``
+    says which check it was, for the error.
+    """
     ffi, descs, fn = call.ffi, call.descs, call.fn
     n = descs.n + len(call.workspace)
     fixed = _fixed_pointers(call)
+    set_label = _kernelguard.set_label
+    rc_box = [0]
+
+    def kernel_call(ins, outs):
+        p = ffi.new("void *[]", n)
+        for k, ptr in fixed:
+            p[k] = ptr
+        for k, a in zip(descs.slots, ins):
+            p[k] = ffi.from_buffer(a)
+        for k, o in zip(descs.out_slots, outs):
+            p[k] = ffi.from_buffer(o)
+        set_label(label)
+        try:
+            rc_box[0] = fn(n, p, descs.ndims, descs.shapes, descs.dtypes, ffi.NULL, call.extra)
+        finally:
+            set_label(None)
 
     def run(attrs, inputs, req, outputs):
         timed = _TIMING[0]
         if timed:
             t0 = _perf()
-        p = ffi.new("void *[]", n)
-        for k, ptr in fixed:
-            p[k] = ptr
-        kept = [np.ascontiguousarray(a) for a in inputs]
-        for k, a in zip(descs.slots, kept):
-            p[k] = ffi.from_buffer(a)
-        guarded = []
-        for k, o in zip(descs.out_slots, outputs):
-            nbytes = o.nbytes
-            g = _guard_size(nbytes)
-            buf = np.full(nbytes + 2 * g + 64, GUARD_BYTE, np.uint8)
-            start = (-buf.ctypes.data - g) % 64 + g                  # the output keeps 64-byte alignment
-            view = buf[start:start + nbytes].view(o.dtype).reshape(o.shape)
-            p[k] = ffi.from_buffer(view)
-            guarded.append((buf, start, nbytes, view))
-        rc = fn(n, p, descs.ndims, descs.shapes, descs.dtypes, ffi.NULL, call.extra)
-        for j, (buf, start, nbytes, view) in enumerate(guarded):
-            _check_guards(call, j, buf, start, nbytes, outputs[j])
-            outputs[j][...] = view
-        if rc:
-            call.fail(rc)
+        found = _guards.run_on_guarded(kernel_call, inputs, outputs)
+        if found:
+            raise _guards.OutOfBoundsError(_guards.describe_outside(call.op_name, f"AOT kernel '{call.symbol}' ({call.path})",
+                                                      found, inputs, outputs, when))
+        if rc_box[0]:
+            call.fail(rc_box[0])
         call.check_extra()
         if stats is not None:
             stats["calls"] += 1
             if timed:
                 stats["seconds"] += _perf() - t0
 
-    run.state = {"caller": "debug (guarded outputs)"}
+    run.state = {"caller": "checked (guarded buffers)"}
     run.keep = (call,)
     return run
 
 
-def _check_guards(call, j, buf, start, nbytes, out):
-    where = _guards.overrun(buf[:start], buf[start + nbytes:])
-    if where is not None:
-        raise _overrun_error(call, j, out, where)
-
-
 def _overrun_error(call, j, out, where):
-    return RuntimeError(f"op '{call.op_name}': AOT kernel '{call.symbol}' wrote outside output {j} "
-                        f"(shape {list(out.shape)}, {out.dtype}, {out.nbytes} bytes): {where}. "
-                        "Check the kernel's loop bounds against shapes[i] and the op's out_shape")
+    return _guards.OutOfBoundsError(f"op '{call.op_name}': AOT kernel '{call.symbol}' wrote outside output {j} "
+                      f"(shape {list(out.shape)}, {out.dtype}, {out.nbytes} bytes): {where} (found by the guard "
+                      "zones of a checked call: the first call of each signature, or every call under "
+                      "MSCUSTOM_DEBUG=1). Check the kernel's loop bounds against shapes[i] and the op's out_shape")
 
 
 # Tests only: let CudaDevice run under Numba's CUDA simulator, whose "device" arrays are NumPy arrays in
@@ -377,8 +410,8 @@ class CudaDevice:
     def runner(self, call, stats, guarded=False):
         """Copy inputs to the device, call the kernel on device pointers, copy outputs back.
 
-        ``guarded`` (debug mode, read by the caller when the signature is bound): every output lies
-        inside a device buffer with guard zones, copied back and checked after the kernel.
+        ``guarded`` (a checked call: the signature's first, or every call in debug mode): every output
+        lies inside a device buffer with guard zones, copied back and checked after the kernel.
         """
         cuda, stream, ffi, descs = self.cuda, self.stream, call.ffi, call.descs
         fn, fail, perf = call.fn, call.fail, _perf
@@ -416,7 +449,7 @@ class CudaDevice:
                 timed = _TIMING[0]
                 t0 = perf() if timed else 0.0
                 d_in = to_device(inputs)
-                guards = _guards.GuardedOutputs(cuda, outputs, stream)
+                guards = _guards.GuardedOutputs(cuda, outputs, stream, reach=_guards.reach_for(inputs, outputs))
                 rc = fn(n, pointers(d_in, guards.views), descs.ndims, descs.shapes, descs.dtypes, stream_ptr,
                         call.extra)
                 for j, where in guards.overruns():       # waits for the stream
