@@ -38,9 +38,12 @@ from . import module
 from . import test_utils
 from . import profiler
 from . import gluon
+from . import util
 from .base import MXNetError
 from .context import Context, cpu, gpu, current_context, num_gpus
 from ._ndarray import NDArray
+from .util import (use_np, use_np_shape, use_np_array, np_shape, np_array, is_np_shape, is_np_array,
+                   set_np_shape)
 
 nd = ndarray
 sym = symbol
@@ -52,4 +55,5 @@ device = context
 __all__ = ["base", "context", "autograd", "random", "ndarray", "nd", "operator", "symbol", "sym", "executor",
            "initializer", "init", "optimizer", "io", "metric", "model", "callback", "module", "mod",
            "test_utils", "profiler", "MXNetError", "Context", "cpu", "gpu", "current_context", "num_gpus", "NDArray",
-           "gluon"]
+           "gluon", "util", "use_np", "use_np_shape", "use_np_array", "np_shape", "np_array", "is_np_shape",
+           "is_np_array", "set_np_shape"]

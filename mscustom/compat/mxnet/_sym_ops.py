@@ -14,6 +14,7 @@ import numpy as np
 from ... import ops as _ops
 from ...ops import _math_ops
 from ...ops._math_ops import matmul_t as _matmul_t
+from . import _cnn
 from . import _layers
 from . import _outputs
 from ._bridge import op_type as _custom_type
@@ -99,66 +100,45 @@ def _same_shape(attrs, shapes):
     return [list(s) if s is not None else list(shapes[0]) for s in shapes], [list(shapes[0])], []
 
 
-# ---- Convolution / Pooling / Flatten
+# ---- Convolution / Pooling (``_cnn``: the core's kernels) / Flatten
 def _conv_args(attrs):
     return ["data", "weight"] + ([] if _attr(attrs, "no_bias", False) else ["bias"])
 
 
-def _conv_geometry(attrs):
-    k = _tuple(_attr(attrs, "kernel"))
-    if len(k) != 2:
-        raise ValueError(f"op 'Convolution': only 2-D kernels are supported here, got kernel={k}")
-    s = _tuple(_attr(attrs, "stride", (1, 1)))
-    p = _tuple(_attr(attrs, "pad", (0, 0)))
-    dil = _tuple(_attr(attrs, "dilate", (1, 1)))
-    if any(int(v) != 1 for v in dil) or int(_attr(attrs, "num_group", 1)) != 1:
-        raise ValueError("op 'Convolution': dilate and num_group other than 1 are not supported here")
-    return k, s, p
+def _conv_p(attrs):
+    return _cnn.conv_params(_attr(attrs, "kernel"), _attr(attrs, "num_filter"), _attr(attrs, "stride"),
+                            _attr(attrs, "dilate"), _attr(attrs, "pad"), _attr(attrs, "num_group", 1),
+                            _attr(attrs, "layout"))
 
 
 def _conv_shape(attrs, shapes):
     d = shapes[0]
     if d is None:
         return None
-    (kh, kw), (sh, sw), (ph, pw) = _conv_geometry(attrs)
-    f = int(_attr(attrs, "num_filter"))
-    full = [list(d), [f, d[1], kh, kw]] + ([[f]] if len(shapes) > 2 else [])
-    oh, ow = (d[2] + 2 * ph - kh) // sh + 1, (d[3] + 2 * pw - kw) // sw + 1
-    return full, [[d[0], f, oh, ow]], []
+    ins, out = _cnn.conv_shapes(_conv_p(attrs), d, bool(_attr(attrs, "no_bias", False)))
+    return ins, [out], []
 
 
 def _conv(attrs, ins, aux, is_train):
-    k, s, p = _conv_geometry(attrs)
-    y = _layers.conv2d(ins[0], ins[1], s, p)
-    if len(ins) > 2:
-        y = y + _ops.reshape(ins[2], (1, -1, 1, 1))
-    return [y]
+    return [_cnn.convolution(_conv_p(attrs), ins[0], ins[1], ins[2] if len(ins) > 2 else None)]
 
 
-def _pool_params(attrs, shape=None):
-    g = bool(_attr(attrs, "global_pool", False))
-    k = _tuple(_attr(attrs, "kernel", (1, 1)))
-    if g and shape is not None:
-        k = tuple(shape[2:])
-    conv = _attr(attrs, "pooling_convention", "valid")
-    if conv != "valid":
-        raise ValueError(f"op 'Pooling': pooling_convention must be 'valid' here, got {conv!r}")
-    s = (1, 1) if g else _tuple(_attr(attrs, "stride", (1, 1)))
-    p = (0, 0) if g else _tuple(_attr(attrs, "pad", (0, 0)))
-    return k, s, p, g
+def _pool_p(attrs):
+    return _cnn.pool_params(_attr(attrs, "kernel"), _attr(attrs, "pool_type", "max"), _attr(attrs, "stride"),
+                            _attr(attrs, "pad"), _attr(attrs, "global_pool", False),
+                            _attr(attrs, "pooling_convention", "valid"), _attr(attrs, "count_include_pad"),
+                            _attr(attrs, "layout"))
 
 
 def _pool_shape(attrs, shapes):
     d = shapes[0]
     if d is None:
         return None
-    (kh, kw), (sh, sw), (ph, pw), g = _pool_params(attrs, d)
-    return [list(d)], [[d[0], d[1], (d[2] + 2 * ph - kh) // sh + 1, (d[3] + 2 * pw - kw) // sw + 1]], []
+    return [list(d)], [_cnn.pool_out_shape(_pool_p(attrs), d)], []
 
 
 def _pool(attrs, ins, aux, is_train):
-    k, s, p, g = _pool_params(attrs, ins[0].shape)
-    return [_layers.pool2d(ins[0], k, _attr(attrs, "pool_type", "max"), s, p, g)]
+    return [_cnn.pooling(_pool_p(attrs), ins[0])]
 
 
 def _flatten_shape(attrs, shapes):
@@ -316,6 +296,22 @@ def _dot(attrs, ins, aux, is_train):
     return [_ops.matmul(a, b)]
 
 
+# ---- Cast
+def _cast_dtype(attrs):
+    d = _attr(attrs, "dtype")
+    if d is None:
+        raise ValueError("op 'Cast': the attribute dtype is required (e.g. dtype='float64')")
+    try:
+        return np.dtype(d)
+    except TypeError:
+        raise ValueError(f"op 'Cast': dtype must name a NumPy type ('float32', 'float64', 'int32', ...), "
+                         f"got {d!r}") from None
+
+
+def _cast_type(attrs, types):
+    return [types[0] if types[0] is not None else np.float32], [_cast_dtype(attrs).type], []
+
+
 def _register_all():
     add = lambda n, *a, **k: OPS.__setitem__(n, Spec(n, *a, **k))      # noqa: E731
     add("FullyConnected", _fc_args, _fc, _fc_shape)
@@ -323,6 +319,7 @@ def _register_all():
     add("Convolution", _conv_args, _conv, _conv_shape)
     add("Pooling", ["data"], _pool, _pool_shape)
     add("Flatten", ["data"], _flatten, _flatten_shape)
+    add("Cast", ["data"], lambda a, i, x, t: [_ops.cast(i[0], _cast_dtype(a))], _same_shape, infer_type=_cast_type)
     add("SoftmaxOutput", ["data", "label"], _so, _so_shape, label="label")
     add("LinearRegressionOutput", ["data", "label"], _lr, _lr_shape, label="label")
     add("Custom", lambda attrs: list(_custom_t(attrs).args), _custom, _custom_shape,

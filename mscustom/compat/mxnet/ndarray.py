@@ -21,6 +21,7 @@ from ... import ops as _ops
 from ...ops import _math_ops
 from ...tensor import Tensor
 from . import base as _base
+from . import profiler as _profiler
 from . import random
 from . import _outputs
 from . import _sparse as sparse
@@ -38,7 +39,7 @@ __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "zeros_like", "
            "broadcast_plus", "broadcast_minus", "broadcast_maximum", "broadcast_minimum", "broadcast_power",
            "broadcast_equal", "broadcast_greater", "broadcast_lesser", "elemwise_add", "elemwise_sub",
            "elemwise_mul", "elemwise_div", "sparse", "LogisticRegressionOutput", "MAERegressionOutput",
-           "SVMOutput", "MakeLoss", "BlockGrad", "stop_gradient"]
+           "SVMOutput", "MakeLoss", "BlockGrad", "stop_gradient", "Cast", "cast"]
 
 
 def _t(x):
@@ -72,6 +73,7 @@ def empty(shape, ctx=None, dtype=None, stype=None):
     return wrap(np.zeros(shape, dtype), ctx=ctx)
 
 
+@_profiler.named("_zeros")
 def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
     """An all-zero NDArray (float32 by default; ``stype`` 'csr' / 'row_sparse' gives a sparse one)."""
     if check_stype(stype, "mx.nd.zeros") != "default":
@@ -80,17 +82,20 @@ def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
     return wrap(np.zeros(shape, dtype), ctx=ctx)
 
 
+@_profiler.named("_ones")
 def ones(shape, ctx=None, dtype=None, **kwargs):
     """An all-one NDArray (float32 by default)."""
     ctx, dtype = _ctx_dtype(ctx, dtype)
     return wrap(np.ones(shape, dtype), ctx=ctx)
 
 
+@_profiler.named("_full")
 def full(shape, val, ctx=None, dtype=None, **kwargs):
     ctx, dtype = _ctx_dtype(ctx, dtype)
     return wrap(np.full(shape, val, dtype), ctx=ctx)
 
 
+@_profiler.named("_arange")
 def arange(start, stop=None, step=1.0, repeat=1, ctx=None, dtype=None, **kwargs):
     ctx, dtype = _ctx_dtype(ctx, dtype)
     return wrap(np.repeat(np.arange(start, stop, step, dtype=dtype), repeat), ctx=ctx)
@@ -141,6 +146,18 @@ broadcast_maximum, broadcast_minimum, broadcast_power = maximum, minimum, power
 broadcast_equal = _nd(lambda a, b: _ops.cast(_ops.equal(a, b), _t(a)._data.dtype))
 broadcast_greater = _nd(lambda a, b: _ops.cast(_ops.greater(a, b), _t(a)._data.dtype))
 broadcast_lesser = _nd(lambda a, b: _ops.cast(_ops.less(a, b), _t(a)._data.dtype))
+
+
+def Cast(data, dtype, out=None, name=None, **kwargs):
+    """``data`` converted to ``dtype`` (a NumPy type or its name), on the tape: the gradient is cast back."""
+    res = as_nd(_ops.cast(_t(data), np.dtype(dtype)))
+    if out is not None:
+        np.copyto(out._data, res._data, casting="unsafe")
+        return out
+    return res
+
+
+cast = Cast
 
 
 @_nd

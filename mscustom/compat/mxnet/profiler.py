@@ -199,10 +199,8 @@ def _on_op(op, args, attrs):
     if custom:
         label, cat = f"{name}::pure_python", "Custom Operator"
         stack.append(name)
-    elif stack:
-        label, cat = f"{stack[-1]}::{name}", "Custom Operator"
     else:
-        label, cat = name, "operator"
+        label, cat = _label(stack, name)
     t0 = _now_us()
     try:
         return _dispatch.call_python(op, args, attrs, True)
@@ -211,6 +209,37 @@ def _on_op(op, args, attrs):
         if custom:
             stack.pop()
         _complete(cat, label, t0, t1)
+
+
+def _label(stack, name):
+    """(event name, category) of a built-in op call: ``<op_type>::<name>`` inside a custom op."""
+    if stack:
+        return f"{stack[-1]}::{name}", "Custom Operator"
+    return name, "operator"
+
+
+def named(name):
+    """Decorator: a front-end call that runs no op (``mx.nd.zeros``) is one event named ``name`` while recording.
+
+    MXNet runs its array constructors as operators (``_zeros``, ``_ones``,
+    ``_full``, ``_arange``); here they fill NumPy arrays directly, so the front
+    end reports them under MXNet's names, inside a custom op as
+    ``<op_type>::<name>`` like any op it runs.
+    """
+    def deco(fn):
+        def wrapper(*args, **kwargs):
+            if _dispatch.PROFILER[0] is None:
+                return fn(*args, **kwargs)
+            label, cat = _label(getattr(_local, "custom", None), name)
+            t0 = _now_us()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _complete(cat, label, t0, _now_us())
+        wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+        wrapper.__wrapped__ = fn
+        return wrapper
+    return deco
 
 
 # ------------------------------------------------------------ output

@@ -41,7 +41,7 @@ __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "FullyConn
            "negative", "sum", "mean", "dot", "reshape", "transpose", "broadcast_add", "broadcast_sub",
            "broadcast_mul", "broadcast_div", "elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div",
            "maximum", "minimum", "LogisticRegressionOutput", "MAERegressionOutput", "SVMOutput", "MakeLoss",
-           "BlockGrad", "stop_gradient"]
+           "BlockGrad", "stop_gradient", "Cast", "cast"]
 
 _COUNTER = itertools.count()
 _NAMES = {}
@@ -489,6 +489,17 @@ MakeLoss = _layer("MakeLoss", "Identity forward; ``grad_scale`` backward (``norm
 BlockGrad = _layer("BlockGrad", "Identity forward; no gradient.")
 stop_gradient = BlockGrad
 maximum = _layer("_Maximum", "Elementwise maximum.")
+
+
+def Cast(data=None, dtype=None, name=None, attr=None, **kwargs):
+    """``data`` converted to ``dtype`` (a NumPy type or its name); the gradient is cast back."""
+    if dtype is None:
+        raise TypeError("sym.Cast: dtype=... is required (e.g. dtype='float64')")
+    args = [] if data is None else [data]
+    return _make("Cast", args, dict(kwargs, dtype=np.dtype(dtype).name, name=name))
+
+
+cast = Cast
 minimum = _layer("_Minimum", "Elementwise minimum.")
 
 

@@ -13,7 +13,7 @@ Example::
 
 import numpy as _onp
 
-from ...mxnet import _layers
+from ...mxnet import _cnn
 from .. import numpy as np
 
 __all__ = ["affine", "relu", "batchnorm", "dropout", "softmax_loss", "softmax_cross_entropy", "l2_loss",
@@ -97,9 +97,9 @@ def l2_loss(x, label):
 
 def convolution(x, w, b, stride=1, pad=0):
     """2-D convolution of ``x`` (N, C, H, W) with ``w`` (F, C, HH, WW) plus ``b`` (F,)."""
-    out = _layers.conv2d(np._t(x), np._t(w), (stride, stride), (pad, pad))
+    out = _cnn.conv2d(np._t(x), np._t(w), (stride, stride), (pad, pad))
     return out + np.reshape(b, (1, -1, 1, 1))
 
 
 def max_pool(x, pool_height=2, pool_width=2, stride=2):
-    return _layers.pool2d(np._t(x), (pool_height, pool_width), "max", (stride, stride))
+    return _cnn.pool2d(np._t(x), (pool_height, pool_width), "max", (stride, stride))

@@ -1,5 +1,5 @@
-"""``gluon.nn``: ``Dense``, ``Activation``, ``Conv2D``, ``MaxPool2D``, ``Flatten``, ``Dropout``, ``BatchNorm``,
-``Sequential``, ``HybridSequential``.
+"""``gluon.nn``: ``Dense``, ``Activation``, ``Conv1D`` / ``Conv2D``, max / average / global pooling (1-D and 2-D),
+``Flatten``, ``Dropout``, ``BatchNorm``, ``Sequential``, ``HybridSequential``.
 
 Each layer is a HybridBlock whose ``hybrid_forward`` calls MXNet's operator
 (``F.FullyConnected``, ``F.Convolution``, ...), with MXNet 1.9.1's argument
@@ -18,17 +18,14 @@ Example::
 
 import numpy as np
 
+from ._activation import Activation
+from ._conv_layers import (AvgPool1D, AvgPool2D, Conv1D, Conv2D, GlobalAvgPool1D, GlobalAvgPool2D,
+                           GlobalMaxPool1D, GlobalMaxPool2D, MaxPool1D, MaxPool2D)
 from .block import Block, HybridBlock
 
-__all__ = ["Sequential", "HybridSequential", "Dense", "Activation", "Conv2D", "MaxPool2D", "Flatten", "Dropout",
-           "BatchNorm"]
-
-
-def _pair(v, name, what):
-    v = (int(v),) * 2 if isinstance(v, (int, np.integer)) else tuple(int(x) for x in v)
-    if len(v) != 2:
-        raise ValueError(f"{name}: {what} must be an int or a pair of ints (2-D), got {v}")
-    return v
+__all__ = ["Sequential", "HybridSequential", "Dense", "Activation", "Conv1D", "Conv2D", "MaxPool1D", "MaxPool2D",
+           "AvgPool1D", "AvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalAvgPool1D", "GlobalAvgPool2D",
+           "Flatten", "Dropout", "BatchNorm"]
 
 
 class Sequential(Block):
@@ -78,23 +75,6 @@ class HybridSequential(HybridBlock):
     __len__ = Sequential.__len__
 
 
-class Activation(HybridBlock):
-    """``F.Activation(x, act_type=activation)``: 'relu', 'sigmoid', 'tanh', 'softrelu' or 'softsign'."""
-
-    def __init__(self, activation, **kwargs):
-        self._act_type = activation
-        super().__init__(**kwargs)
-
-    def _alias(self):
-        return self._act_type
-
-    def hybrid_forward(self, F, x):
-        return F.Activation(x, act_type=self._act_type)
-
-    def __repr__(self):
-        return f"Activation({self._act_type})"
-
-
 class Dense(HybridBlock):
     """``activation(dot(x, weight.T) + bias)``; weight ``(units, in_units)``, ``flatten`` as MXNet."""
 
@@ -123,84 +103,6 @@ class Dense(HybridBlock):
         shape = self.weight.shape
         return (f"{type(self).__name__}({shape[1] if shape[1] else None} -> {shape[0]}, "
                 f"{self.act if self.act is not None else 'linear'})")
-
-
-class Conv2D(HybridBlock):
-    """2-D convolution over NCHW data; weight ``(channels, in_channels, kh, kw)`` (no dilation or groups here)."""
-
-    def __init__(self, channels, kernel_size, strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1,
-                 layout="NCHW", activation=None, use_bias=True, weight_initializer=None, bias_initializer="zeros",
-                 in_channels=0, **kwargs):
-        super().__init__(**kwargs)
-        if layout != "NCHW":
-            raise ValueError(f"Conv2D: only layout 'NCHW' is supported here, got {layout!r}")
-        if _pair(dilation, "Conv2D", "dilation") != (1, 1) or groups != 1:
-            raise ValueError("Conv2D: dilation other than (1, 1) and groups other than 1 are not supported here")
-        with self.name_scope():
-            self._channels = channels
-            self._in_channels = in_channels
-            self._kwargs = {"kernel": _pair(kernel_size, "Conv2D", "kernel_size"),
-                            "stride": _pair(strides, "Conv2D", "strides"), "pad": _pair(padding, "Conv2D", "padding"),
-                            "dilate": (1, 1), "num_filter": channels, "num_group": 1, "no_bias": not use_bias,
-                            "layout": layout}
-            self.weight = self.params.get("weight", shape=(channels, in_channels) + self._kwargs["kernel"],
-                                          init=weight_initializer, allow_deferred_init=True)
-            self.bias = self.params.get("bias", shape=(channels,), init=bias_initializer,
-                                        allow_deferred_init=True) if use_bias else None
-            self.act = Activation(activation, prefix=activation + "_") if activation is not None else None
-
-    def _alias(self):
-        return "conv"
-
-    def infer_shape(self, x, *args):
-        if len(x.shape) != 4:
-            raise ValueError(f"Conv2D '{self.name}': expected NCHW input (4 dimensions), got shape {x.shape}")
-        self.weight.shape = (self._channels, x.shape[1]) + self._kwargs["kernel"]
-
-    def hybrid_forward(self, F, x, weight, bias=None):
-        k = self._kwargs
-        out = F.Convolution(x, weight, bias, kernel=k["kernel"], stride=k["stride"], pad=k["pad"],
-                            num_filter=k["num_filter"], no_bias=bias is None)
-        return self.act(out) if self.act is not None else out
-
-    def __repr__(self):
-        k = self._kwargs
-        s = f"{type(self).__name__}({{mapping}}, kernel_size={k['kernel']}, stride={k['stride']}"
-        if k["pad"] != (0, 0):
-            s += f", padding={k['pad']}"
-        if self.bias is None:
-            s += ", bias=False"
-        if self.act is not None:
-            s += f", {self.act}"
-        shape = self.weight.shape
-        return (s + ")").format(mapping=f"{shape[1] if shape[1] else None} -> {shape[0]}")
-
-
-class MaxPool2D(HybridBlock):
-    """2-D max pooling (``strides`` default to ``pool_size``; ``ceil_mode=True`` is not supported here)."""
-
-    def __init__(self, pool_size=(2, 2), strides=None, padding=0, layout="NCHW", ceil_mode=False, **kwargs):
-        super().__init__(**kwargs)
-        if layout != "NCHW":
-            raise ValueError(f"MaxPool2D: only layout 'NCHW' is supported here, got {layout!r}")
-        if ceil_mode:
-            raise ValueError("MaxPool2D: ceil_mode=True (the 'full' pooling convention) is not supported here")
-        size = _pair(pool_size, "MaxPool2D", "pool_size")
-        self._kwargs = {"kernel": size, "stride": size if strides is None else _pair(strides, "MaxPool2D", "strides"),
-                        "pad": _pair(padding, "MaxPool2D", "padding"), "pool_type": "max", "global_pool": False,
-                        "pooling_convention": "valid"}
-
-    def _alias(self):
-        return "pool"
-
-    def hybrid_forward(self, F, x):
-        k = self._kwargs
-        return F.Pooling(x, kernel=k["kernel"], stride=k["stride"], pad=k["pad"], pool_type="max")
-
-    def __repr__(self):
-        k = self._kwargs
-        return (f"{type(self).__name__}(size={k['kernel']}, stride={k['stride']}, padding={k['pad']}, "
-                f"ceil_mode=False, global_pool=False, pool_type=max, layout=NCHW)")
 
 
 class Flatten(HybridBlock):
