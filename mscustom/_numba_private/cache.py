@@ -31,7 +31,7 @@ import os
 
 from . import supported
 
-__all__ = ["load_cached", "uses_disk_cache", "drop_disk_cache", "FAST_CACHE_ENV", "stats"]
+__all__ = ["load_cached", "uses_disk_cache", "drop_disk_cache", "separate_cache", "FAST_CACHE_ENV", "stats"]
 
 FAST_CACHE_ENV = "MSCUSTOM_JIT_FAST_CACHE"
 stats = {"loaded": 0, "fallbacks": 0}      # how often the fast path answered (for tests and diagnosis)
@@ -74,3 +74,27 @@ def drop_disk_cache(dispatcher):
     """Make ``dispatcher`` compile without Numba's disk cache from now on (an entry it cannot load)."""
     from numba.core.caching import NullCache
     dispatcher._cache = NullCache()         # what a dispatcher made without cache=True holds
+
+
+def separate_cache(dispatcher, tag):
+    """Give an ``njit(cache=True)`` dispatcher disk-cache files of its own, named with ``-tag``.
+
+    Numba's cache files are named after the function and keyed by signature
+    only, not by compile options: a ``boundscheck=True`` build of a kernel would
+    share (and overwrite) the plain build's entries. Returns False, with the
+    disk cache turned off for this dispatcher, where Numba's cache is not the
+    one this was written for.
+    """
+    cache = getattr(dispatcher, "_cache", None)
+    if type(cache).__name__ == "NullCache":
+        return False
+    try:
+        if not supported() or type(cache).__name__ != "FunctionCache":
+            raise TypeError("another cache")
+        files = cache._cache_file
+        base = files._index_name[:-len(".nbi")]
+        type(files).__init__(files, files._cache_path, f"{base}-{tag}", files._source_stamp)
+    except Exception:
+        drop_disk_cache(dispatcher)
+        return False
+    return True

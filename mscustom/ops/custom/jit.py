@@ -31,16 +31,23 @@ Debugging: with ``ops.Custom(..., func_type="jit", debug=True)`` or the
 environment variable ``MSCUSTOM_JIT_DISABLE=1`` (read when the op is made), a
 CPU kernel runs as plain Python instead (``prange`` works as ``range``), so
 ``print`` and ``pdb`` work inside it; results are the same, only slower.
+Checked calls: the first call of every new signature runs a bounds-checked
+build (Numba's ``boundscheck=True``, in Numba's disk cache apart from the
+plain build) on guarded buffers (``_guards.run_on_guarded``: inputs copied,
+outputs allocated between watched pages, ``mscustom/_core/kernelguard.py``):
+an index past an axis, or a reach outside any input or output (``.flat``
+included, which Numba does not check), raises an ``OutOfBoundsError`` naming
+the op, the kernel, the buffer, how far it reached and the likely out_shape,
+instead of corrupting memory; then the signature's calls run the plain build.
 With ``MSCUSTOM_DEBUG=1`` (or ``ms.set_context(debug=True)``; see
-``mscustom.context.debug_enabled``, read when a signature is first bound) CPU
-kernels are compiled with Numba's ``boundscheck=True`` and every output is
-surrounded by guard zones checked after the kernel returns: an out-of-bounds
-index or a write past an output raises an IndexError naming the op, the
-output and how far it wrote, instead of corrupting memory. GPU outputs get
-guard zones in device memory too (``_guards.GuardedOutputs``: the zones are
-copied back and checked after the kernel); numba-cuda does not bounds-check
-``cuda.jit`` kernels, so there the guard zones are the check. Numba's
-simulator (below) raises its own IndexError for an index out of range.
+``mscustom.context.debug_enabled``, read when a signature is first bound)
+every call is checked so. GPU outputs get guard zones in device memory on the
+same calls (``_guards.GuardedOutputs``: the zones are copied back and checked
+after the kernel); numba-cuda does not bounds-check ``cuda.jit`` kernels, so
+there the guard zones are the check. Numba's simulator (below) raises its own
+IndexError for an index out of range. While a CPU kernel runs, its thread's
+crash label names it: a fatal signal prints the op and the kernel before the
+Python stack.
 
 GPU: the function is compiled with ``numba.cuda.jit`` and launched with one
 thread per element of the first output (the kernel uses ``cuda.grid(1)`` and
@@ -322,8 +329,13 @@ class JitFunction:
     def _new_cpu_dispatcher(self, parallel, checked):
         import numba
         try:
-            if checked:                     # a separate, uncached build: the cache keys ignore boundscheck
-                return numba.njit(parallel=parallel, boundscheck=True)(self.py_func)
+            if checked:                     # cached in files of its own: the cache keys ignore boundscheck
+                try:
+                    dispatcher = numba.njit(cache=True, parallel=parallel, boundscheck=True)(self.py_func)
+                except RuntimeError:        # no cache locator (exec, REPL, read-only tree)
+                    return numba.njit(parallel=parallel, boundscheck=True)(self.py_func)
+                _numba_cache.separate_cache(dispatcher, "boundscheck")
+                return dispatcher
             try:
                 return numba.njit(cache=True, parallel=parallel)(self.py_func)
             except RuntimeError:            # no cache locator (exec, REPL, read-only tree)
@@ -343,9 +355,9 @@ class JitFunction:
                 if self.dispatcher is None:
                     self.dispatcher = self._cpu_dispatcher(checked=False)
                 dispatcher = self.dispatcher
-                entry = _numba_cache.load_cached(dispatcher, types)
-                if entry is not None:
-                    return entry
+            entry = _numba_cache.load_cached(dispatcher, types)
+            if entry is not None:
+                return entry
             try:
                 try:
                     with warnings.catch_warnings():
