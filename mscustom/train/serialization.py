@@ -8,9 +8,17 @@ file in the target directory, are fsynced, and the file is renamed over the
 final name with ``os.replace`` - a save that fails or is killed never leaves
 a truncated checkpoint under that name.
 
+Every file mscustom writes carries a checksum, so a load of a truncated or
+corrupted copy raises ``ValueError`` naming the file instead of returning
+fewer or wrong tensors: a ``.ckpt`` starts with a length-and-CRC32 header
+that MindSpore skips (``_ckpt_integrity.py``), a ``.safetensors`` file holds
+MindSpore's ``crc_num`` metadata. Both are checked on every load, as is
+MindSpore's ``crc_num`` trailer of a ``.ckpt`` saved with ``crc_check=True``.
+
 Where this differs from MindSpore: encryption (``enc_key``/``dec_key``),
-``async_save``, ``crc_check`` and MapTensor entries are not supported (an
-error says so); files are not made read-only after writing.
+``async_save`` and MapTensor entries are not supported (an error says so);
+a checksum in the file is checked whatever ``crc_check`` says; files are not
+made read-only after writing.
 
 Example::
 
@@ -19,8 +27,11 @@ Example::
     param_not_load, ckpt_not_load = ms.load_param_into_net(fresh_net, params)
 """
 
+import json
 import os
 import tempfile
+import warnings
+import zlib
 
 import numpy as np
 
@@ -145,8 +156,17 @@ def _entries(save_obj, append_dict, choice_func):
 def _check_unsupported(fn, **kwargs):
     bad = sorted(k for k, v in kwargs.items() if v)
     if bad:
-        raise ValueError(f"{fn}: {bad} are not supported by mscustom (no encryption, asynchronous saving or "
-                         "CRC); leave them at their defaults")
+        raise ValueError(f"{fn}: {bad} are not supported by mscustom (no encryption or asynchronous saving); "
+                         "leave them at their defaults")
+
+
+def _safetensors_crc(arrays):
+    """MindSpore's ``crc_num`` of a safetensors file: CRC32 over each name and its raw bytes, names sorted."""
+    crc = 0
+    for name in sorted(arrays):
+        crc = zlib.crc32(name.encode("utf-8"), crc)
+        crc = zlib.crc32(np.ascontiguousarray(arrays[name]).reshape(-1).view(np.uint8), crc)
+    return crc
 
 
 def _file_name(name, fmt, fn):
@@ -169,20 +189,27 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     or a dict name -> Tensor. ``append_dict`` adds named numbers or Tensors;
     ``choice_func(name)`` keeps only the names it returns True for. The suffix
     ``.ckpt`` / ``.safetensors`` is added when missing, as MindSpore does.
+    The file always carries a checksum that ``load_checkpoint`` checks;
+    ``crc_check=True`` adds MindSpore's own ``crc_num`` trailer to a ``.ckpt``
+    (a ``.safetensors`` file always holds MindSpore's ``crc_num`` metadata).
 
     Example::
 
         ms.save_checkpoint(net, "./lenet.ckpt")
         ms.save_checkpoint([{"name": "w", "data": ms.Tensor([1.0, 2.0])}], "w.safetensors", format="safetensors")
     """
-    _check_unsupported("save_checkpoint", async_save=async_save, enc_key=enc_key, crc_check=crc_check)
+    _check_unsupported("save_checkpoint", async_save=async_save, enc_key=enc_key)
+    if not isinstance(crc_check, bool):
+        raise TypeError(f"save_checkpoint: crc_check must be a bool, got {type(crc_check).__name__}")
     path = _file_name(ckpt_file_name, format, "save_checkpoint")
     entries = _entries(save_obj, append_dict, choice_func)
     if format == "safetensors":
         from safetensors.numpy import save as st_save
-        blob = st_save(dict(entries))
+        arrays = dict(entries)
+        blob = st_save(arrays, metadata={"format": "ms", "crc_num": str(_safetensors_crc(arrays))})
         _atomic_write(path, lambda f: f.write(blob))
         return
+    from ._ckpt_integrity import frame
     from ._ckpt_proto import MS_TYPE_NAMES, Checkpoint
     msg = Checkpoint()
     for name, arr in entries:
@@ -195,23 +222,35 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         value.tensor.dims.extend(arr.shape if arr.ndim else (0,))
         value.tensor.tensor_type = type_name
         value.tensor.tensor_content = arr.tobytes()
-    blob = msg.SerializeToString()
+    blob = frame(msg.SerializeToString(), crc_trailer=crc_check)
     _atomic_write(path, lambda f: f.write(blob))
 
 
 # ------------------------------------------------------------------ load
+def _unreadable(path, reason):
+    return ValueError(f"load_checkpoint: failed to read the checkpoint file {path}: {reason}. The file is "
+                      "truncated or corrupted, or is not a MindSpore .ckpt file")
+
+
 def _read_ckpt(path):
+    """(name -> array, has_crc) of a .ckpt file; ValueError naming the file when it is truncated or corrupted."""
     from google.protobuf.message import DecodeError
+    from ._ckpt_integrity import CorruptCheckpoint, unframe
     from ._ckpt_proto import MS_TYPE_NAMES, Checkpoint
     by_type = {v: np.dtype(k) for k, v in MS_TYPE_NAMES.items()}
     with open(path, "rb") as f:
         raw = f.read()
+    try:
+        body, has_crc = unframe(raw)
+    except CorruptCheckpoint as exc:
+        raise _unreadable(path, exc) from None
     msg = Checkpoint()
     try:
-        msg.ParseFromString(raw)
+        msg.ParseFromString(body)
     except DecodeError as exc:
-        raise ValueError(f"load_checkpoint: {path} is not a MindSpore .ckpt file (protobuf parse failed: "
-                         f"{exc}); is it truncated, encrypted or of another format?") from None
+        raise _unreadable(path, f"protobuf parse failed ({exc}); is it encrypted?") from None
+    if not msg.IsInitialized():                  # ParseFromString lets required fields go missing
+        raise _unreadable(path, f"required fields are missing: {msg.FindInitializationErrors()}")
     chunks, meta = {}, {}
     for value in msg.value:
         if not value.HasField("tensor"):
@@ -220,20 +259,41 @@ def _read_ckpt(path):
         t = value.tensor
         dtype = by_type.get(t.tensor_type)
         if dtype is None:
-            raise ValueError(f"load_checkpoint: entry '{value.tag}' in {path} has tensor_type "
-                             f"{t.tensor_type!r}; supported: {sorted(by_type)}")
+            raise _unreadable(path, f"entry '{value.tag}' has tensor_type {t.tensor_type!r}; supported: "
+                                    f"{sorted(by_type)}")
+        if meta.get(value.tag, (list(t.dims), dtype)) != (list(t.dims), dtype):
+            raise _unreadable(path, f"the slices of entry '{value.tag}' disagree on dims or type")
         chunks.setdefault(value.tag, []).append(t.tensor_content)       # large tensors come in slices
         meta[value.tag] = (list(t.dims), dtype)
     out = {}
     for tag, parts in chunks.items():
         dims, dtype = meta[tag]
-        arr = np.frombuffer(b"".join(parts), dtype=dtype).copy()
+        data = b"".join(parts)
         shape = () if dims == [0] else tuple(dims)
-        if int(np.prod(shape)) != arr.size:
-            raise ValueError(f"load_checkpoint: entry '{tag}' in {path} has dims {dims} but "
-                             f"{arr.size} element(s) of data")
-        out[tag] = arr.reshape(shape)
-    return out
+        if any(d < 0 for d in shape) or int(np.prod(shape)) * dtype.itemsize != len(data):
+            raise _unreadable(path, f"entry '{tag}' has dims {dims} of {dtype} ({int(np.prod(shape))} "
+                                    f"element(s)) but {len(data)} byte(s) of data")
+        out[tag] = np.frombuffer(data, dtype=dtype).copy().reshape(shape)
+    return out, has_crc
+
+
+def _read_safetensors(path):
+    """(name -> array, has_crc) of a safetensors file; ValueError naming the file when it is truncated or
+    corrupted (its ``crc_num`` metadata, when present, must match)."""
+    from safetensors.numpy import load
+    with open(path, "rb") as f:
+        raw = f.read()
+    try:
+        arrays = load(raw)
+        metadata = json.loads(raw[8:8 + int.from_bytes(raw[:8], "little")]).get("__metadata__") or {}
+    except Exception as exc:                                             # noqa: BLE001 - reworded below
+        raise ValueError(f"load_checkpoint: failed to read the safetensors file {path}: {exc}. The file is "
+                         "truncated or corrupted, or is not a safetensors file") from None
+    stored = metadata.get("crc_num")
+    if stored is not None and str(_safetensors_crc(arrays)) != stored:
+        raise ValueError(f"load_checkpoint: the safetensors file {path} is corrupted: the CRC32 of its tensors "
+                         f"is {_safetensors_crc(arrays)} but its crc_num metadata records {stored}")
+    return arrays, stored is not None
 
 
 def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=None, dec_key=None,
@@ -243,27 +303,26 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
 
     ``filter_prefix`` drops names starting with it (a str or a list),
     ``specify_prefix`` keeps only those, ``choice_func(name)`` keeps those it
-    accepts.
+    accepts. A file that is truncated or corrupted as far as it can tell (see
+    the module's docstring), or a dict left empty, raises ``ValueError`` naming
+    the file, as in MindSpore. ``crc_check=True`` warns when the file holds no
+    checksum (MindSpore's warning).
 
     Example::
 
         param_dict = ms.load_checkpoint("./lenet.ckpt")
         print(param_dict["fc1.weight"].shape)
     """
-    _check_unsupported("load_checkpoint", dec_key=dec_key, crc_check=crc_check)
+    _check_unsupported("load_checkpoint", dec_key=dec_key)
     if format not in _FORMATS:
         raise ValueError(f"load_checkpoint: format must be one of {list(_FORMATS)}, got {format!r}")
     path = os.fspath(ckpt_file_name)
     if not os.path.isfile(path):
         raise ValueError(f"load_checkpoint: the checkpoint file {path!r} does not exist")
-    if format == "safetensors":
-        from safetensors.numpy import load_file
-        try:
-            arrays = load_file(path)
-        except Exception as exc:                                         # noqa: BLE001 - reworded below
-            raise ValueError(f"load_checkpoint: {path} is not a safetensors file ({exc})") from None
-    else:
-        arrays = _read_ckpt(path)
+    arrays, has_crc = (_read_safetensors if format == "safetensors" else _read_ckpt)(path)
+    if crc_check and not has_crc:                                        # MindSpore's warning, as a warning
+        warnings.warn(f"load_checkpoint: {path} holds no CRC code to check (crc_check=True)", UserWarning,
+                      stacklevel=2)
 
     def prefixes(value, what):
         if value is None:
@@ -282,6 +341,10 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
         if choice_func is not None and not choice_func(name):
             continue
         params[name] = Parameter(Tensor._wrap(arr), name=name)
+    if not params:                                                       # MindSpore raises here too
+        raise ValueError(f"load_checkpoint: the loaded parameter dict of {path} is empty" +
+                         (" after filter or specify; check whether 'filter_prefix', 'specify_prefix' and "
+                          "'choice_func' are set correctly" if arrays else ": the file holds no parameters"))
     if net is not None:
         load_param_into_net(net, params, strict_load=strict_load)
     return params
@@ -296,7 +359,10 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
     cast to the parameter's dtype, and a net parameter whose name is not in
     the dict takes the one entry whose name differs from it only by a leading
     prefix (``"backbone.fc.weight"`` <-> ``"fc.weight"``); with
-    ``strict_load=True`` names and dtypes must match exactly.
+    ``strict_load=True`` names and dtypes must match exactly. Either way,
+    net parameters that get no value do not raise: as MindSpore 2.10 does,
+    they are returned in ``param_not_load`` and named in a ``UserWarning``
+    (MindSpore logs the same warning).
 
     Example::
 
@@ -342,4 +408,8 @@ def load_param_into_net(net, parameter_dict, strict_load=False, remove_redundanc
             param.restore(name, arr)
         used.add(key)
     ckpt_not_load = [k for k in parameter_dict if k not in used]
+    if param_not_load:
+        warnings.warn(f"load_param_into_net: {len(param_not_load)} parameter(s) in the net are not loaded, because "
+                      f"they are not in the parameter_dict: {param_not_load}; check whether the network structure "
+                      "is the same when training and loading the checkpoint", UserWarning, stacklevel=2)
     return param_not_load, ckpt_not_load
