@@ -116,21 +116,32 @@ _TRAIN_SCRIPT = textwrap.dedent("""
 """)
 
 
-def _train_in_subprocess(tmp_path, seed, tag):
+def _train_in_subprocesses(tmp_path, seeds):
+    """Run the training script once per seed, the processes side by side; the saved arrays of each run."""
     script = tmp_path / "train.py"
     script.write_text(_TRAIN_SCRIPT)
-    out = tmp_path / f"{tag}.npz"
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    done = subprocess.run([sys.executable, str(script), str(seed), str(out)], capture_output=True, text=True,
-                          timeout=120, env=env)
-    assert done.returncode == 0, done.stderr[-2000:]
-    with np.load(out) as f:
-        return {k: f[k] for k in f.files}
+    runs = []
+    for k, seed in enumerate(seeds):
+        out = tmp_path / f"run{k}.npz"
+        runs.append((out, subprocess.Popen([sys.executable, str(script), str(seed), str(out)], env=env,
+                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+    results = []
+    for out, proc in runs:
+        try:
+            _, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise
+        assert proc.returncode == 0, err[-2000:]
+        with np.load(out) as f:
+            results.append({k: f[k] for k in f.files})
+    return results
 
 
 def test_two_processes_with_one_seed_train_bit_for_bit_alike(tmp_path):
-    a = _train_in_subprocess(tmp_path, 17, "a")
-    b = _train_in_subprocess(tmp_path, 17, "b")
+    a, b = _train_in_subprocesses(tmp_path, [17, 17])
     assert sorted(a) == sorted(b) and len(a) == 5                # the order and four parameters
     for name in a:
         assert a[name].dtype == b[name].dtype and a[name].tobytes() == b[name].tobytes(), name
