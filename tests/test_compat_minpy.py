@@ -83,7 +83,7 @@ def test_layers_match_numpy():
 
 
 def test_update_rules_by_hand():
-    w, dw = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    w, dw = np.array([1.0, 2.0], dtype=onp.float64), np.array([0.5, -1.0], dtype=onp.float64)
     nw, _ = optim.sgd(w, dw, {"learning_rate": 0.1})
     onp.testing.assert_allclose(nw.asnumpy(), [0.95, 2.1])
     cfg = {"learning_rate": 0.1, "momentum": 0.9}

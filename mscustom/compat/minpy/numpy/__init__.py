@@ -233,6 +233,24 @@ def _pass_through(name, fn):
     return call
 
 
+def _float32_default(name):
+    """NumPy's ``name`` giving float32 arrays unless ``dtype=`` says otherwise, as minpy's (MXNet-backed) does."""
+    fn = _pass_through(name, getattr(_np, name))
+
+    def create(*args, dtype=None, **kwargs):
+        return fn(*args, dtype=_np.float32 if dtype is None else dtype, **kwargs)
+    create.__name__ = name
+    create.__doc__ = (f"NumPy's ``{name}``, float32 unless ``dtype=`` is given (minpy's default: its arrays are "
+                      "MXNet's), not differentiated.")
+    return create
+
+
+# minpy creates these through MXNet, so they are float32 by default (ints too); ``asarray`` stays NumPy's
+for _name in ("array", "zeros", "ones", "empty", "full", "arange", "linspace", "eye", "identity"):
+    globals()[_name] = _float32_default(_name)
+del _name
+
+
 def __getattr__(name):
     try:
         value = getattr(_np, name)
