@@ -48,3 +48,5 @@ from .parallel_context import (ParallelMode, set_auto_parallel_context, get_auto
 __all__ += ["communication", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
             "reset_auto_parallel_context"]
 from . import parallel  # noqa: E402  (mindspore.parallel.distributed.DistributedDataParallel)
+from . import device_context  # noqa: E402  (mindspore.device_context.cpu.op_tuning.threads_num)
+__all__ += ["device_context"]

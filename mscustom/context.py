@@ -107,6 +107,11 @@ def set_context(**kwargs):
             if not isinstance(value, bool):
                 raise ValueError(f"set_context: debug must be True or False, got {value!r}")
             _settings["debug"] = value
+        elif key == "runtime_num_threads":
+            _check_ignored(key, value)
+            from . import _threads
+            _threads.set_num_threads(value or None, "set_context")
+            _settings[key] = value
         else:
             _check_ignored(key, value)
             _settings[key] = value

@@ -81,6 +81,7 @@ import weakref
 
 import numpy as np
 
+from ... import _threads
 from ... import context as _context
 from ..._numba_private import cache as _numba_cache
 from ..._numba_private import forksafe as _numba_forksafe
@@ -168,6 +169,7 @@ class JitKind:
         if target == "GPU":
             return func.bind_gpu(sig, template, extra)
         label = _label(self.kernel_name(func, target, options), op_name)
+        _threads.apply_default_at_start()
         if func.python:
             return _runner(func, func.py_func, template, extra, n_out, label)
         _kernelguard.install()
