@@ -178,6 +178,8 @@ def _translate(g, step, ins, outs):
             g.node("AveragePool", ins, outs, count_include_pad=int(bool(a["count_include_pad"])), **kw)
     elif name == "getitem":
         return _getitem(g, a["index"], in_arrays, out_arrays[0], ins, outs)
+    elif "FOnnx" in step.op.attrs:              # an op that writes its own nodes (the recurrent sequence ops)
+        return step.op.attrs["FOnnx"](g, step, ins, outs)
     else:
         return False
     return True
