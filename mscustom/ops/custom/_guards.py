@@ -213,10 +213,11 @@ def reach_for(inputs, outputs):
     return 2 * most * widest
 
 
-def describe_outside(op_name, kernel, found, inputs, outputs, when):
+def describe_outside(op_name, kernel, found, inputs, outputs, when, how=""):
     """The error text for ``run_on_guarded``'s findings: what, how far, and the likely out_shape.
 
-    ``kernel`` names the kernel (e.g. "jit kernel 'k'"); ``when`` says which check found it.
+    ``kernel`` names the kernel (e.g. "jit kernel 'k'"); ``when`` says which check found it;
+    ``how``, if given, what stopped the kernel first (e.g. Numba's bounds check), said before the rest.
     """
     lines = []
     for what, j, early, past in found:
@@ -232,7 +233,7 @@ def describe_outside(op_name, kernel, found, inputs, outputs, when):
         if what == "output" and past is not None:
             line += _out_shape_hint(arr, past, inputs)
         lines.append(line)
-    return (f"op '{op_name}': {kernel} " + "; it also ".join(lines) +
+    return (f"op '{op_name}': {kernel} " + (f"{how}: it " if how else "") + "; it also ".join(lines) +
             f". {when}; the buffers it reached outside of were guarded, so nothing was corrupted. "
             "MSCUSTOM_DEBUG=1 checks every call (indices that depend on the data).")
 

@@ -526,8 +526,9 @@ def _guarded_runner(kernel, checked_fn, fn, template, extra, label, when):
                 except Exception:
                     found = None
             if found:
-                raise _guards.OutOfBoundsError(_guards.describe_outside(kernel.op_name, f"jit kernel '{kernel.kname}'",
-                                                          found, inputs, outputs, when)) from exc
+                raise _guards.OutOfBoundsError(_guards.describe_outside(
+                    kernel.op_name, f"jit kernel '{kernel.kname}'", found, inputs, outputs, when,
+                    how=f"indexed out of bounds ({exc})")) from exc
             shapes = ", ".join(f"{list(a.shape)}" for a in list(inputs) + list(outputs))
             raise _guards.OutOfBoundsError(f"op '{kernel.op_name}': jit kernel '{kernel.kname}' indexed out of bounds "
                              f"({exc}) on an axis of an input or output (shapes of inputs then outputs: "
