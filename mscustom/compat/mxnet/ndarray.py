@@ -179,7 +179,8 @@ def broadcast_to(data, shape):
 
 
 @_nd
-def clip(data, a_min, a_max):
+def clip(data, a_min, a_max, **kwargs):
+    """``data`` limited to [a_min, a_max] (``name=`` accepted, as MXNet's operators take it)."""
     return _ops.minimum(_ops.maximum(_t(data), float(a_min)), float(a_max))
 
 
