@@ -580,6 +580,14 @@ class Tensor:
         """``ops.dot(self, other)``: both of rank >= 2, the last axis of self against other's second-to-last."""
         return _F.dot(self, other)
 
+    def bmm(self, mat2):
+        """``ops.bmm(self, mat2)``: the batched matrix product (equal batch dimensions)."""
+        return _F.bmm(self, mat2)
+
+    def baddbmm(self, batch1, batch2, beta=1, alpha=1):
+        """``ops.baddbmm(self, batch1, batch2, beta, alpha)``: ``beta * self + alpha * bmm(batch1, batch2)``."""
+        return _F.baddbmm(self, batch1, batch2, beta, alpha)
+
     def cumsum(self, dim=None, *, dtype=None, axis=None):
         """Running sums along ``dim`` (or ``axis``); over the flattened tensor when neither is given."""
         d = dim if dim is not None else axis

@@ -45,3 +45,7 @@ from ._comm_ops import AllGather, AllReduce, AlltoAll, Broadcast, ReduceOp, Redu
 
 # MindSpore's dot of two tensors of rank >= 2 (NumPy's N-D dot); Tensor.dot calls it
 from ._dot_ops import dot  # noqa: E402
+
+# batched products and the fused scaled-dot-product attention (nn.MultiheadAttention and the Transformer layers)
+from ._bmm_ops import baddbmm, bmm  # noqa: E402
+from ._attention_ops import scaled_dot_product_attention  # noqa: E402
