@@ -65,3 +65,7 @@ from .optim import Adadelta, FTRL
 __all__ += ["Adadelta", "FTRL"]
 from .distributed import DistributedGradReducer
 __all__ += ["DistributedGradReducer"]
+from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
+                          TransformerEncoder, TransformerEncoderLayer)
+__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+            "TransformerDecoder", "Transformer"]
