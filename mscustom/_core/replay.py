@@ -26,23 +26,34 @@
    (one line per call, buffers and kernels bound as constants), compiled with
    ``exec``; a replay is one call of it.
 
+Between 2 and 3, chains of elementwise calls (built-in ops with an
+``FElementwiseExpr``) become one generated Numba kernel each (``fusion.py``:
+values used only inside a chain are never stored). Kernels are compiled in a
+background thread after a record's first replays (``MSCUSTOM_FUSE``): until
+then the record replays a variant without them, and switches variants, under
+its lock, once they are ready.
+
 Values returned to the caller never live in the arena: each replay gives
 them fresh memory, so results kept from earlier calls never change.
 """
 
 import sys
 import threading
+import weakref
 
 import numpy as np
 
 from ..tensor import Tensor
+from . import fusion as _fusion
 from .calls import Ref
 from .capture import GuardMiss
 from .guards import ModesMiss, Reach, StaleRecord
 
 __all__ = ["Record"]
 
-_INTO_MODES = ("ufunc", "ufunc_t", "into", "fused", "chain", "prealloc")     # kernels writing given buffers
+_INTO_MODES = ("ufunc", "ufunc_t", "into", "fused", "chain", "prealloc", "elementwise")   # writing given buffers
+_VARIANT_STATE = ("steps", "buffers", "fresh", "pinned", "pinned_after", "owned", "_groups", "_last_use",
+                  "arena_bytes", "source", "fusion")      # what differs between a record's two variants
 
 
 def _refs(tensor):
@@ -127,6 +138,28 @@ def _kernel_mode(step, arrays):
     return "run"
 
 
+class _FuseLater:
+    """The compile thread's job for one record: compile its fused variant's kernels, then switch to it."""
+
+    def __init__(self, ref):
+        self.ref = ref
+
+    def __call__(self):
+        rec = self.ref()
+        sib = rec._variant if rec is not None else None
+        if sib is None:
+            return
+        try:
+            for name, call in sib._late:
+                call.compile()
+        except Exception as exc:        # the record stays unfused; the reason stays readable
+            rec._variant = None
+            rec.fusion.update(state="failed", error=f"{type(exc).__name__}: {exc}")
+            return
+        with rec.lock:                  # no replay runs meanwhile
+            rec._adopt(sib)
+
+
 class Record:
     """A compiled replay of one capture.
 
@@ -156,10 +189,20 @@ class Record:
         self._transposed_products()
         self._use_views()
         self._products_into_updates()
+        fused = self._plan_fusion(cap)
+        self._countdown = None              # replays left before the fused variant's kernels compile
+        self._variant = None                # the fused variant waiting for its kernels
+        self._late = []                     # (name, FusedCall) of kernels bound once compiled
+        if fused is not None and self.fusion["state"] == "fused":
+            self.steps = fused
+        elif fused is not None:
+            self._countdown = [_fusion.REPLAYS_BEFORE_FUSING]
         self.buffers = {}                   # slot -> arena buffer
         self.fresh = set()                  # slots written into fresh memory on every replay
         self._plan_buffers(cap)
         self.source, self.run = self._compile(cap)
+        if self._countdown is not None:
+            self._variant = self._sibling(fused, cap)
 
     # ----------------------------------------------------------------- dead code
     def _live_steps(self, cap):
@@ -456,6 +499,64 @@ class Record:
         if dropped:
             self.steps = [st for st in self.steps if id(st) not in dropped]
 
+    # ----------------------------------------------------------------- elementwise fusion
+    def _plan_fusion(self, cap):
+        """The steps with chains of elementwise calls fused (see ``fusion.py``), or None.
+
+        Sets ``self.fusion`` (facts for ``describe``): its ``state`` is "off"
+        (``MSCUSTOM_FUSE=off``), "none" (no chain), "fused" (the replay runs
+        fused kernels), "pending" (it will once they are compiled) or "failed"
+        (planning or compiling raised: the replay stays unfused, ``error`` says why).
+        """
+        mode = _fusion.policy()
+        self.fusion = {"state": "off" if mode == "off" else "none", "kernels": 0, "ops": 0}
+        if mode == "off":
+            return None
+        try:
+            steps = _fusion.plan(self.steps, cap.arrays, self.out_slots)
+            if steps is None:
+                return None
+            calls = _fusion.calls_of(steps)
+            if mode == "now":
+                for call in calls:
+                    call.compile()
+        except Exception as exc:        # graph mode goes on unfused; the reason stays readable
+            self.fusion.update(state="failed", error=f"{type(exc).__name__}: {exc}")
+            return None
+        ready = all(call.entry is not None for call in calls)
+        self.fusion.update(state="fused" if ready else "pending", kernels=len(calls),
+                           ops=sum(len(call.ops) for call in calls))
+        return steps
+
+    def _sibling(self, steps, cap):
+        """A record like this one replaying ``steps`` (the fused variant): own buffers and function,
+        the same guards, lock and constants."""
+        sib = object.__new__(Record)
+        sib.__dict__.update(self.__dict__)
+        sib.steps = steps
+        sib.buffers, sib.fresh = {}, set()
+        sib._countdown, sib._variant, sib._late = None, None, []
+        sib._plan_buffers(cap)
+        sib.source, sib.run = sib._compile(cap)
+        sib.cap = None
+        return sib
+
+    def _request_fusion(self):
+        """Called by the unfused replay at its countdown's end: compile the fused variant's kernels in
+        the background; the record switches to it once they are ready."""
+        _fusion.request(_FuseLater(weakref.ref(self)))
+
+    def _adopt(self, sib):
+        """Switch to the fused variant ``sib`` (its kernels compiled); called holding ``self.lock``."""
+        ns = sib.run.__globals__
+        for name, call in sib._late:
+            ns[name] = call.entry
+        for name in _VARIANT_STATE:
+            setattr(self, name, getattr(sib, name))
+        self.fusion["state"] = "fused"
+        self._variant = None
+        self.run = sib.run
+
     # ----------------------------------------------------------------- buffers
     def _plan_buffers(self, cap):
         arrays = cap.arrays
@@ -571,6 +672,11 @@ class Record:
         emit = lines.append
         defined = set()
         outside = {}                        # slot -> outside Tensor the replay reads
+        if self._countdown is not None:     # the fused variant waits for its kernels
+            ns["_FC"], ns["_FQ"] = self._countdown, self._request_fusion
+            emit("    _FC[0] -= 1")
+            emit("    if _FC[0] == 0: _FQ()")
+        host_made = {s for st in self.steps if st.kind == "host" for s in st.outs}
 
         def ref(s):
             if s in defined:
@@ -609,6 +715,7 @@ class Record:
             ins = [ref(s) for s in st.ins]
             args = ", ".join(ins)
             tup = f"({args},)" if ins else "()"
+            emit(f"    # step {j}: {args}")     # where replay_probe times each step (a comment: no cost)
             if st.kind == "kernel":
                 ns[f"P{j}"], ns[f"O{j}"], ns[f"K{j}"] = st.plan, st.op, st.attrs
                 mode = st.mode
@@ -633,6 +740,8 @@ class Record:
                         for m, (call, *call_args) in enumerate(calls):
                             ns[f"L{j}_{m}"] = call
                             emit(f"    L{j}_{m}({self._call_args(j, m, *call_args, ins=ins, outs=outs, ns=ns)})")
+                elif mode == "elementwise":
+                    self._emit_fused(j, st, ins, out_names(st), host_made, ns, emit)
                 elif mode == "prealloc":
                     ns[f"R{j}"], ns[f"Q{j}"], ns[f"S{j}"] = st.plan.runner, st.plan.req, st.plan.stats
                     outs = out_names(st)
@@ -712,13 +821,62 @@ class Record:
         from .dispatch import _check_results
         ns["_check"] = _check_results
         if self.roots is not None:          # checks of the outside world, before any step runs
-            self.reach = Reach(self.roots, outside, {s: cap.arrays[s] for s in outside}, cap.cells)
-            self.epoch_seen = [self.epoch[0]]
+            if self.reach is None:          # (the fused variant shares its record's)
+                self.reach = Reach(self.roots, outside, {s: cap.arrays[s] for s in outside}, cap.cells)
+                self.epoch_seen = [self.epoch[0]]
             lines[1:1] = self.reach.source(ns, self.epoch, self.epoch_seen, self._check_modes)
         source = "\n".join(lines) + "\n"
         code = compile(source, "<mscustom graph replay>", "exec")
         exec(code, ns)
         return source, ns["replay"]
+
+    def _emit_fused(self, j, st, ins, outs, host_made, ns, emit):
+        """The call of fused step ``j``'s kernel (``fusion.py``): every array passed flat.
+
+        Arena buffers and constants are flattened once, here; other inputs
+        with ``ravel()`` at each replay (a view when they are contiguous, as
+        arguments and kernel outputs are). A host op's output is checked for
+        its recorded size first: the kernel trusts the sizes it is given.
+        """
+        call = st.fn
+        name = f"FK{j}"
+        ns[name] = call.entry
+        if call.entry is None:
+            self._late.append((name, call))
+        args, after = [], []
+        for s, v in zip(st.ins, ins):
+            if s in self.constants:
+                ns[f"CF{s}"] = np.ascontiguousarray(self.constants[s]).reshape(-1)
+                args.append(f"CF{s}")
+            elif self._flat_buffer(s, ns):
+                args.append(f"BF{s}")
+            else:
+                if s in host_made:
+                    a = self.cap.arrays[s]
+                    ns[f"HS{s}"], ns[f"HD{s}"] = a.shape, a.dtype
+                    emit(f"    if {v}.shape != HS{s} or {v}.dtype != HD{s}: "
+                         f"raise RuntimeError('a host op gave another shape or dtype than when recorded')")
+                args.append(f"{v}.ravel()")
+        for s, v in zip(st.outs, outs):
+            if self._flat_buffer(s, ns):
+                args.append(f"BF{s}")
+            elif s in self.buffers and s not in self.fresh:     # a destination that is not contiguous
+                emit(f"    w{s} = _empty({call.n}, {v}.dtype)")
+                args.append(f"w{s}")
+                after.append(f"    {v}[...] = w{s}.reshape({v}.shape)")
+            else:
+                args.append(f"{v}.ravel()")
+        emit(f"    {name}({', '.join(args)}, {call.outer}, {call.inner}, {call.n})")
+        for line in after:
+            emit(line)
+
+    def _flat_buffer(self, s, ns):
+        """Bind ``BF{s}``, the flat view of slot ``s``'s arena buffer, if it has a contiguous one."""
+        buf = self.buffers.get(s)
+        if buf is None or s in self.fresh or not buf.flags.c_contiguous:
+            return False
+        ns[f"BF{s}"] = buf.reshape(-1)
+        return True
 
     def _check_modes(self):
         """Some Cell's training flag or structure changed: raise ``StaleRecord`` if a called Cell's flag
@@ -799,7 +957,8 @@ class Record:
             modes["product_updates"] = modes_products
         return {"steps": len(self.steps), "dropped": self.dropped, "folded": self.folded,
                 "merged": self.merged, "modes": modes,
-                "arena_bytes": self.arena_bytes, "fresh_outputs": len(self.fresh)}
+                "arena_bytes": self.arena_bytes, "fresh_outputs": len(self.fresh),
+                "fusion": dict(self.fusion)}
 
     def allocating_steps(self):
         """The kernel steps that allocate their outputs on every replay (their ops lack an into kernel)."""

@@ -38,7 +38,7 @@ import numpy as np
 
 from .._core.calls import IN, IN_T, OUT
 from .._core.registry import get_op
-from . import _cnn_loops, _conv_ops, _graph_loops, _loss_ops, _nn_ops, _pool_ops
+from . import _cnn_loops, _conv_ops, _fusion_exprs, _graph_loops, _loss_ops, _nn_ops, _pool_ops
 
 __all__ = ["install"]
 
@@ -346,3 +346,4 @@ def install():
         get_op(name).attrs["FFuseInto"] = rule
     for name, rules in _CONSUMERS.items():
         get_op(name).attrs["FFuseConsumer"] = rules
+    _fusion_exprs.install()             # FElementwiseExpr: chains of these become one fused kernel
