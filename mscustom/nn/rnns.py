@@ -25,10 +25,9 @@ Example::
 
 import math
 
-import numpy as np
-
 from .. import dtype as _dt
 from .. import ops
+from ..ops import _rnn_ops
 from ..tensor import Parameter, ParameterTuple, Tensor
 from . import init as _init
 from .cell import Cell
@@ -48,11 +47,6 @@ def _check_int(cls, what, v):
 def _check_bool(cls, what, v):
     if not isinstance(v, bool):
         raise TypeError(f"For '{cls}', the type of '{what}' must be 'bool', but got '{type(v).__name__}'.")
-
-
-def _cols(t, k, h):
-    """Columns ``[k*h, (k+1)*h)`` of the last axis (one gate)."""
-    return ops.getitem(t, (Ellipsis, slice(k * h, (k + 1) * h)))
 
 
 class _RNNBase(Cell):
@@ -109,69 +103,33 @@ class _RNNBase(Cell):
         self.w_ih_list, self.w_hh_list = lists["weight_ih"], lists["weight_hh"]
         self.b_ih_list, self.b_hh_list = lists["bias_ih"], lists["bias_hh"]
 
-    # ------------------------------------------------------------------ one cell step
-    def _cell(self, gi, h, w_hh_t, b_hh):
-        """One step from the input projection ``gi`` (x @ w_ih.T + b_ih) and the state ``h``."""
-        hid = self.hidden_size
-        hx = h[0] if self.is_lstm else h
-        gh = ops.matmul(hx, w_hh_t)
-        if b_hh is not None:
-            gh = ops.add(gh, b_hh)
-        if self.mode == "RNN_TANH":
-            return ops.tanh(ops.add(gi, gh))
-        if self.mode == "RNN_RELU":
-            return ops.relu(ops.add(gi, gh))
-        if self.mode == "GRU":
-            r = ops.sigmoid(ops.add(_cols(gi, 0, hid), _cols(gh, 0, hid)))
-            z = ops.sigmoid(ops.add(_cols(gi, 1, hid), _cols(gh, 1, hid)))
-            n = ops.tanh(ops.add(_cols(gi, 2, hid), ops.mul(r, _cols(gh, 2, hid))))
-            return ops.add(n, ops.mul(z, ops.sub(hx, n)))
-        gates = ops.add(gi, gh)
-        i, f = ops.sigmoid(_cols(gates, 0, hid)), ops.sigmoid(_cols(gates, 1, hid))
-        g, o = ops.tanh(_cols(gates, 2, hid)), ops.sigmoid(_cols(gates, 3, hid))
-        c = ops.add(ops.mul(f, h[1]), ops.mul(i, g))
-        return ops.mul(o, ops.tanh(c)), c
+    # ------------------------------------------------------------------ one layer direction
+    def _weight(self, params, index, dt):
+        p = params[index]
+        return p if p.dtype == dt else ops.cast(p, dt)
 
-    def _run(self, x, h, index, lens):
-        """One direction of one layer over (T, N, in): the outputs (T, N, hidden) and the final state."""
+    def _run(self, x, h0, index, seq_length, reverse):
+        """One direction of one layer: the input projection as one GEMM, then the recurrence as one op.
+
+        LSTM and RNN add ``b_hh`` to the projection's bias (one add of two vectors); a GRU passes it to
+        the recurrence, where its n block is multiplied by the reset gate.
+        """
         dt = x.dtype
-        w_ih = ops.cast(self.w_ih_list[index], dt)
-        w_hh_t = ops.transpose(ops.cast(self.w_hh_list[index], dt))
-        b_ih = ops.cast(self.b_ih_list[index], dt) if self.has_bias else None
-        b_hh = ops.cast(self.b_hh_list[index], dt) if self.has_bias else None
-        gi_all = ops.matmul(x, ops.transpose(w_ih))
-        if b_ih is not None:
-            gi_all = ops.add(gi_all, b_ih)
-        outputs = []
-        state = h
-        for t in range(x.shape[0]):
-            new = self._cell(ops.getitem(gi_all, t), state, w_hh_t, b_hh)
-            if lens is None:
-                state = new
-                outputs.append(new[0] if self.is_lstm else new)
-                continue
-            alive = ops.greater(lens, t)                 # (N, 1): still inside its sequence
-            if self.is_lstm:
-                state = (ops.where(alive, new[0], state[0]), ops.where(alive, new[1], state[1]))
-                out = new[0]
-            else:
-                state = ops.where(alive, new, state)
-                out = new
-            outputs.append(ops.where(alive, out, ops.zeros_like(out)))
-        return ops.stack(outputs, 0), state
-
-    @staticmethod
-    def _reverse(x, lens):
-        """``x`` (T, N, F) reversed in time; with ``lens``, only the first ``lens[b]`` steps of sequence b."""
-        if lens is None:
-            return ops.getitem(x, slice(None, None, -1))
-        steps = x.shape[0]
-        t = Tensor._wrap(np.arange(steps, dtype=np.int64).reshape(steps, 1))
-        row = ops.reshape(lens, (1, -1))
-        src = ops.where(ops.less(t, row), ops.sub(ops.sub(row, 1), t), ops.broadcast_to(t, (steps, x.shape[1])))
-        perm = ops.transpose(ops.one_hot(src, steps, Tensor._wrap(np.ones((), x._data.dtype)),
-                                         Tensor._wrap(np.zeros((), x._data.dtype))), (1, 0, 2))     # (N, T, T)
-        return ops.transpose(ops.matmul(perm, ops.transpose(x, (1, 0, 2))), (1, 0, 2))
+        w_ih, w_hh = self._weight(self.w_ih_list, index, dt), self._weight(self.w_hh_list, index, dt)
+        b_ih = self._weight(self.b_ih_list, index, dt) if self.has_bias else None
+        b_hh = self._weight(self.b_hh_list, index, dt) if self.has_bias else None
+        bf = self.batch_first
+        rows = ops.reshape(x, (-1, x.shape[2]))            # one (steps * batch, in) GEMM, not one per step
+        if self.mode == "GRU":
+            gi = ops.reshape(ops.dense(rows, w_ih, b_ih), x.shape[:2] + (-1,))
+            return _rnn_ops.gru_sequence(gi, w_hh, h0, b_hh, seq_length, reverse, bf)
+        gi = ops.reshape(ops.dense(rows, w_ih, None if b_ih is None else ops.add(b_ih, b_hh)), x.shape[:2] + (-1,))
+        if self.is_lstm:
+            h, c = (None, None) if h0 is None else h0
+            y, h_n, c_n = _rnn_ops.lstm_sequence(gi, w_hh, h, c, None, seq_length, reverse, bf)
+            return y, (h_n, c_n)
+        activation = "tanh" if self.mode == "RNN_TANH" else "relu"
+        return _rnn_ops.rnn_sequence(gi, w_hh, h0, None, seq_length, reverse, bf, activation)
 
     # ------------------------------------------------------------------ checks
     def _check_inputs(self, x, hx, seq_length):
@@ -218,14 +176,7 @@ class _RNNBase(Cell):
 
     # ------------------------------------------------------------------ forward
     def construct(self, x, hx=None, seq_length=None):
-        shape = self._check_inputs(x, hx, seq_length)
-        if hx is None:
-            zeros = Tensor._wrap(np.zeros(shape, x._data.dtype))
-            hx = (zeros, zeros) if self.is_lstm else zeros
-        if self.batch_first:
-            x = ops.transpose(x, (1, 0, 2))
-        lens = None if seq_length is None else ops.reshape(ops.cast(seq_length, _dt.int64), (-1, 1))
-        lens_row = None if seq_length is None else ops.cast(seq_length, _dt.int64)
+        self._check_inputs(x, hx, seq_length)
         num_directions = 2 if self.bidirectional else 1
         layer_in = x
         finals = []
@@ -233,18 +184,19 @@ class _RNNBase(Cell):
             outs = []
             for direction in range(num_directions):
                 index = layer * num_directions + direction
-                h0 = (ops.getitem(hx[0], index), ops.getitem(hx[1], index)) if self.is_lstm else \
-                    ops.getitem(hx, index)
-                seq = layer_in if direction == 0 else self._reverse(layer_in, lens_row)
-                out, state = self._run(seq, h0, index, lens)
-                outs.append(out if direction == 0 else self._reverse(out, lens_row))
+                if hx is None:
+                    h0 = None
+                elif self.is_lstm:
+                    h0 = (ops.getitem(hx[0], index), ops.getitem(hx[1], index))
+                else:
+                    h0 = ops.getitem(hx, index)
+                out, state = self._run(layer_in, h0, index, seq_length, direction == 1)
+                outs.append(out)
                 finals.append(state)
             output = outs[0] if num_directions == 1 else ops.concat(outs, 2)
             if self.dropout and layer < self.num_layers - 1:
                 output = self.dropout_op(output)
             layer_in = output
-        if self.batch_first:
-            output = ops.transpose(output, (1, 0, 2))
         if self.is_lstm:
             return output, (ops.stack([s[0] for s in finals], 0), ops.stack([s[1] for s in finals], 0))
         return output, ops.stack(finals, 0)
