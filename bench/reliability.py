@@ -10,6 +10,11 @@ is 0 unclear, 0 wrong, 0 crash, 0 hang.
 First it runs the stress runs of ``tests/reliability/stress.py`` for longer
 than CI does (``--stress-seconds``, ``--replays``): threads rebinding the
 inputs of compiled calls, and outside state changing between graph replays.
+Then the hang check (``--hang-runs``): short rebinding runs of every kind,
+repeated, each in a child under the debug allocator
+(``MALLOC_MMAP_THRESHOLD_=131072``) while two busy processes keep the machine
+loaded; a child that does not finish dumps every thread's stack and counts as
+a hang. ``--cases 0`` skips the fuzz.
 """
 
 import argparse
@@ -37,7 +42,10 @@ def run_stress(seconds, replays):
     for kind in ("aot", "jit", "pyfunc"):
         for fast in (True, False):
             code, result, err = stress.run_child("rebind", seconds, kind, fast, timeout=seconds * 4 + 120)
-            bad = result["bad"] if result else [f"child died (exit {code}): {err[-300:]}"]
+            bad = list(result["bad"]) if result else []
+            if code != 0 or result is None:        # a crash, or a hang (its watchdog's exit, or killed)
+                bad.append(f"child {'gave no answer (killed)' if code is None else f'exit {code}'}: "
+                           f"{err[-1500:]}")
             calls = result["calls"] if result else 0
             rebinds = result["rebinds"] if result else 0
             print(f"rebind stress {kind:<6} fastcall={int(fast)}: {calls} calls, {rebinds} rebinds, "
@@ -54,6 +62,35 @@ def run_stress(seconds, replays):
     return faults + len(counts["bad"])
 
 
+def run_hang_check(runs, seconds, hogs=2):
+    """``runs`` rebinding runs of ``seconds`` per kind, the compiled path on and off in turn, each in a
+    child, under ``hogs`` busy processes; returns the number of faults (hangs included)."""
+    import time
+    faults, worst = 0, {}
+    with stress.cpu_hogs(hogs):
+        for i in range(runs):
+            for kind in ("aot", "jit", "pyfunc"):
+                fast = i % 2 == 0
+                t0 = time.monotonic()
+                code, result, err = stress.run_child("rebind", seconds, kind, fast, timeout=seconds + 240)
+                took = time.monotonic() - t0
+                worst[kind] = max(worst.get(kind, 0.0), took)
+                bad = list(result["bad"]) if result else []
+                if code != 0 or result is None:
+                    what = "hang (no answer, killed)" if code is None else f"exit {code}"
+                    bad.append(f"child {what}: {err[-1500:]}")
+                if bad:
+                    print(f"hang check run {i + 1} {kind} fastcall={int(fast)}: {took:.1f} s, "
+                          f"{len(bad)} fault(s)")
+                    for line in bad[:3]:
+                        print("   ", line)
+                faults += len(bad)
+    print(f"hang check: {runs} runs of {seconds:g} s per kind under {hogs} busy processes, "
+          f"{faults} faults; the slowest child per kind: "
+          + ", ".join(f"{k} {v:.1f} s" for k, v in worst.items()))
+    return faults
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=4000, help="in-process cases (default 4000)")
@@ -62,8 +99,16 @@ def main():
                         help="seconds of each rebinding stress run (default 20; 0 skips the stress runs)")
     parser.add_argument("--replays", type=int, default=3000,
                         help="calls of the outside-state property run (default 3000)")
+    parser.add_argument("--hang-runs", type=int, default=10,
+                        help="rebinding runs per kind under busy processes (default 10; 0 skips them)")
+    parser.add_argument("--hang-seconds", type=float, default=2.0,
+                        help="seconds of each hang-check run (default 2)")
     args = parser.parse_args()
     stress_faults = run_stress(args.stress_seconds, args.replays) if args.stress_seconds > 0 else 0
+    if args.hang_runs > 0:
+        stress_faults += run_hang_check(args.hang_runs, args.hang_seconds)
+    if args.cases <= 0:
+        return 1 if stress_faults else 0
 
     counts, examples, kinds = Counter(), {}, Counter()
 

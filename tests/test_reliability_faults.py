@@ -36,12 +36,41 @@ def _t(values, dtype=np.float32):
 
 # ---------------------------------------------------------------- 1, 2: the compiled path owns what it reads
 @pytest.mark.parametrize("fast", FASTCALL)
-@pytest.mark.parametrize("kind", ["aot", "pyfunc", "jit"])
-def test_a_thread_rebinding_the_input_never_makes_the_kernel_read_freed_memory(kind, fast):
-    code, result, err = stress.run_child("rebind", 1.0, kind, fast, timeout=120)
-    assert code == 0, f"child died (exit {code}):\n{err}"
-    assert result["calls"] > 0 and result["rebinds"] > 0
-    assert result["bad"] == []
+def test_a_thread_rebinding_the_input_never_makes_the_kernel_read_freed_memory(fast):
+    # every kind in one child (a child's start-up is most of the time); each run joins its threads
+    # within a deadline and dumps every stack if one is stuck; the child's watchdog covers the rest
+    kinds = ["aot", "pyfunc", "jit"]
+    code, result, err = stress.run_child("rebind_kinds", 0.5, ",".join(kinds), fast, timeout=120)
+    assert code == 0, f"child died or hung (exit {code}):\n{err}"
+    for kind in kinds:
+        assert result[kind]["calls"] > 0 and result[kind]["rebinds"] > 0, (kind, result[kind])
+        assert result[kind]["bad"] == [], (kind, result[kind])
+
+
+def test_a_stuck_thread_is_reported_with_every_stack(tmp_path):
+    import threading
+    release = threading.Event()
+    stuck = threading.Thread(target=release.wait, name="stuck-one", daemon=True)
+    done = threading.Thread(target=lambda: None, name="done-one", daemon=True)
+    stuck.start()
+    done.start()
+    bad = []
+    with open(tmp_path / "stacks.txt", "w+") as out:
+        names = stress.join_all([stuck, done], 0.2, bad, "a run", file=out)
+        out.seek(0)
+        stacks = out.read()
+    release.set()
+    stuck.join(5)
+    assert names == ["stuck-one"]
+    assert bad == ["a run: thread(s) stuck-one did not stop within 0.2 s (stacks dumped)"]
+    assert "stuck-one still running" in stacks and "most recent call first" in stacks
+    assert "in wait" in stacks                          # where the stuck thread waits
+
+
+def test_a_hanging_child_dumps_its_stacks_and_exits_by_its_watchdog():
+    code, result, err = stress.run_child("hang", 60, "pyfunc", False, timeout=60, watchdog=0.5)
+    assert code == 1 and result is None
+    assert "Timeout (0:00:00.500000)!" in err and "most recent call first" in err
 
 
 @pytest.mark.parametrize("fast", FASTCALL)
@@ -295,7 +324,8 @@ def test_the_in_process_cases_pass_without_the_compiled_path_under_a_debug_alloc
     env = dict(os.environ, MSCUSTOM_FASTCALL="0", MSCUSTOM_FAULTS_CHILD="1", MSCUSTOM_REQUIRE_FASTCALL="0",
                **stress.DEBUG_MALLOC)
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", __file__,
-                           "-k", "not thread_rebinding and not own_input and not without_the_compiled_path"],
+                           "-k", "not thread_rebinding and not own_input and not without_the_compiled_path "
+                                 "and not watchdog"],
                           cwd=str(ROOT), env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout and "failed" not in proc.stdout

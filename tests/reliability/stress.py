@@ -8,17 +8,26 @@ Two families, each returning a dict of counts (``bad`` lists what went wrong):
   input could have held. Run it with ``MSCUSTOM_FASTCALL=0`` and ``=1`` (see
   ``run_child``) and under a debug allocator (``MALLOC_PERTURB_``,
   ``MALLOC_MMAP_THRESHOLD_``), so a read of freed memory shows as a wrong value
-  or a crash.
+  or a crash. It also proves it does not hang: every thread is joined with a
+  deadline (``JOIN_S``), and a thread still running then gets every thread's
+  stack dumped (``faulthandler``) and a fault in ``bad``; a child run by
+  ``run_child`` dumps every stack and exits if it is still running
+  ``WATCHDOG_S`` after its run should have ended (a hang anywhere, at exit
+  too), and the parent reports a child that never answers instead of raising.
+  ``cpu_hogs(n)`` keeps the machine busy while runs repeat (``bench/reliability.py``).
 - ``outside_state_cases(n, seed)``: a jitted function reads Cells, flags,
   Parameters, globals and closure tensors; between calls a random change is
   made (training flag, a sub-cell or Parameter replaced, a tensor attribute
   or global rebound, a shape or dtype changed, values written in place) and
   every replay is compared with eager execution of the same function.
 
-``tests/test_reliability_stress.py`` runs both for seconds in CI;
-``bench/reliability.py --stress`` runs them for longer.
+``tests/test_reliability_faults.py`` runs both for seconds in CI;
+``bench/reliability.py`` (``make reliability``) runs them for longer, and
+repeats short rebinding runs under busy processes (``--hang-runs``).
 """
 
+import contextlib
+import faulthandler
 import gc
 import json
 import os
@@ -32,6 +41,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 DEBUG_MALLOC = {"MALLOC_PERTURB_": "165", "MALLOC_MMAP_THRESHOLD_": "131072"}
+JOIN_S = 15.0           # after the stop, every thread of a run must have ended within this
+WATCHDOG_S = 90.0       # a child still running this long after its run should have ended dumps every
+#                         thread's stack and exits (faulthandler), so a hang shows where it is
+GC_SHARE = 0.25         # at most about this share of the run's time goes to the collector's full collections
 
 
 # ---------------------------------------------------------------- rebinding threads
@@ -52,13 +65,29 @@ def make_square(kind):
     return ops.Custom(func, lambda x: x, lambda x: x, func_type=kind)
 
 
-def rebind_stress(seconds, kind, size=50_000):
-    """Calls of a square op on a Tensor two threads rebind; every result must be all 4s or all 9s."""
+def rebind_stress(seconds, kind, size=50_000, join_s=JOIN_S):
+    """Calls of a square op on a Tensor two threads rebind; every result must be all 4s or all 9s.
+
+    The collector's full collections hold the interpreter for their whole length (0.1-0.3 s with
+    Numba loaded, up to 1 s on a busy machine), so between two of them it makes only young-generation
+    collections, for a rest in proportion (``GC_SHARE``). Back to back, full collections held it
+    most of the time: a jit run made a single call, its first, and when that call compiled (a cold
+    Numba cache) it took 127 s instead of 4 s on a machine kept busy by two other processes, past
+    the 120 s a child is given, which looked like a hang. The op is also called once before the
+    threads start: a first call binds the kernel (Numba loads or compiles a jit kernel), which is
+    not what this run is about. After the run every thread is joined within ``join_s`` seconds in
+    all; one still running gets every thread's stack dumped and a fault in ``bad``.
+    """
     import mscustom as ms
     op = make_square(kind)
     x = ms.Tensor(np.full(size, 2.0, np.float32))
+    counts = {"calls": 0, "rebinds": 0, "collects": 0, "gc_seconds": 0.0, "bad": []}
+    t0 = time.perf_counter()
+    first = op(x).asnumpy()
+    counts["first_call_s"] = time.perf_counter() - t0
+    if not (first == 4.0).all():
+        counts["bad"].append(f"{kind}: the first call gave {np.unique(first)[:4].tolist()}, not 4s")
     stop = threading.Event()
-    counts = {"calls": 0, "rebinds": 0, "collects": 0, "bad": []}
 
     def rebinder(value):
         while not stop.is_set():
@@ -66,16 +95,23 @@ def rebind_stress(seconds, kind, size=50_000):
             counts["rebinds"] += 1
 
     def collector():
+        next_full = 0.0
         while not stop.is_set():
             junk = [ms.Tensor(np.ones(size // 4, np.float32)) for _ in range(4)]
             del junk
-            gc.collect()
+            t0 = time.perf_counter()
+            full = t0 >= next_full
+            gc.collect(2 if full else 0)
+            spent = time.perf_counter() - t0
+            if full:                    # the next full one after a rest in proportion to this one
+                next_full = t0 + spent / GC_SHARE
             counts["collects"] += 1
-            time.sleep(0.001)
+            counts["gc_seconds"] += spent
+            stop.wait(0.001)
 
-    threads = [threading.Thread(target=rebinder, args=(2.0,), daemon=True),
-               threading.Thread(target=rebinder, args=(3.0,), daemon=True),
-               threading.Thread(target=collector, daemon=True)]
+    threads = [threading.Thread(target=rebinder, args=(2.0,), daemon=True, name="rebinder-2"),
+               threading.Thread(target=rebinder, args=(3.0,), daemon=True, name="rebinder-3"),
+               threading.Thread(target=collector, daemon=True, name="collector")]
     for t in threads:
         t.start()
     deadline = time.monotonic() + seconds
@@ -91,9 +127,63 @@ def rebind_stress(seconds, kind, size=50_000):
                     break
     finally:
         stop.set()
-        for t in threads:
-            t.join(5)
+        t0 = time.perf_counter()
+        join_all(threads, join_s, counts["bad"], f"rebind stress ({kind})")
+        counts["join_s"] = time.perf_counter() - t0
     return counts
+
+
+def join_all(threads, within, bad, what, file=None):
+    """Join ``threads`` within ``within`` seconds in all; the names of those still running.
+
+    A thread still running then gets every thread's stack written to ``file`` (standard error by
+    default; ``faulthandler.dump_traceback``) and one entry in the list ``bad``.
+    """
+    end = time.monotonic() + within
+    for t in threads:
+        t.join(max(0.0, end - time.monotonic()))
+    stuck = [t.name for t in threads if t.is_alive()]
+    if stuck:
+        out = file if file is not None else _stderr()
+        out.write(f"{what}: {', '.join(stuck)} still running {within:g} s after the stop; every thread's "
+                  f"stack:\n")
+        out.flush()
+        faulthandler.dump_traceback(file=out, all_threads=True)
+        bad.append(f"{what}: thread(s) {', '.join(stuck)} did not stop within {within:g} s (stacks dumped)")
+    return stuck
+
+
+def _stderr():
+    """A standard error faulthandler can write to (pytest may have replaced ``sys.stderr``)."""
+    try:
+        sys.stderr.fileno()
+        return sys.stderr
+    except (AttributeError, OSError, ValueError):
+        return sys.__stderr__
+
+
+_HOG = """
+import os
+parent = os.getppid()
+while os.getppid() == parent:           # busy; ends by itself if its parent dies without killing it
+    for _ in range(1_000_000):
+        pass
+"""
+
+
+@contextlib.contextmanager
+def cpu_hogs(n=2):
+    """``n`` busy processes (Python busy loops) for the ``with`` block, killed after it."""
+    procs = []
+    try:
+        for _ in range(n):
+            procs.append(subprocess.Popen([sys.executable, "-c", _HOG]))
+        yield procs
+    finally:
+        for p in procs:
+            p.kill()
+        for p in procs:
+            p.wait()
 
 
 def _own_input_pyfunc_case(rounds=5):
@@ -115,31 +205,53 @@ def _own_input_pyfunc_case(rounds=5):
 
 
 CHILD = r"""
-import json, sys
+import faulthandler, json, sys
+what, arg, kind, watchdog = sys.argv[1], float(sys.argv[2]), sys.argv[3], float(sys.argv[4])
+# a hang anywhere from here on, the interpreter's exit included: every thread's stack, then exit 1
+faulthandler.dump_traceback_later(watchdog, exit=True)
 sys.path.insert(0, {tests!r})
 from reliability import stress
-what, arg, kind = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 if what == "rebind":
     out = stress.rebind_stress(arg, kind)
+elif what == "rebind_kinds":           # one run per kind of the comma-separated list, in one process
+    out = {{k: stress.rebind_stress(arg, k) for k in kind.split(",")}}
+elif what == "hang":                   # a child that never ends (checks the watchdog)
+    import time
+    time.sleep(arg)
+    out = {{}}
 else:
     out = {{"seen": stress._own_input_pyfunc_case(int(arg))}}
 print("RESULT " + json.dumps(out), flush=True)
 """
 
 
-def run_child(what, arg, kind, fastcall, timeout):
-    """Run ``what`` ("rebind" or "own_input") in a child process with the debug allocator settings and
-    ``MSCUSTOM_FASTCALL`` set; returns (exit code, parsed result or None, stderr tail)."""
+def run_child(what, arg, kind, fastcall, timeout, watchdog=None):
+    """Run ``what`` ("rebind"; "rebind_kinds", one "rebind" per kind of the comma-separated ``kind``, the
+    result by kind; "own_input"; or "hang": sleep ``arg`` seconds) in a child process with the
+    debug allocator settings and ``MSCUSTOM_FASTCALL`` set; returns (exit code, parsed result or None,
+    stderr tail).
+
+    The child dumps every thread's stack and exits with code 1 when it is still running ``watchdog``
+    seconds after it started (default: ``WATCHDOG_S`` past its run, or ``timeout`` less a margin if
+    sooner); one that still does not answer within ``timeout`` is killed, and the exit code is None.
+    """
     env = dict(os.environ, MSCUSTOM_FASTCALL="1" if fastcall else "0", PYTHONPATH=str(ROOT),
                OMP_NUM_THREADS="1", **DEBUG_MALLOC)
     code = CHILD.format(tests=str(ROOT / "tests"))
-    proc = subprocess.run([sys.executable, "-c", code, what, str(arg), kind], env=env, cwd=str(ROOT),
-                          capture_output=True, text=True, timeout=timeout)
+    if watchdog is None:
+        run_s = arg * len(kind.split(",")) if what.startswith("rebind") else 0.0
+        watchdog = min(run_s + WATCHDOG_S, max(1.0, timeout - 15.0))
+    try:
+        proc = subprocess.run([sys.executable, "-c", code, what, str(arg), kind, str(watchdog)], env=env,
+                              cwd=str(ROOT), capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+        return None, None, f"no answer within {timeout:g} s (killed); its standard error:\n{err[-4000:]}"
     result = None
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
             result = json.loads(line[len("RESULT "):])
-    return proc.returncode, result, proc.stderr[-2000:]
+    return proc.returncode, result, proc.stderr[-4000:]
 
 
 # ---------------------------------------------------------------- outside state of jitted functions

@@ -59,11 +59,11 @@ def check_scalar_use(info, names, op_name):
 
 def numba_scalar_type(value):
     """The Numba type a scalar argument is compiled for (by type, never by value)."""
+    import numba                # the top-level package first: safe while another thread imports it
     from numba.core import types
     if isinstance(value, (bool, np.bool_)):
         return types.boolean
     if isinstance(value, np.generic):
-        import numba
         return numba.from_dtype(value.dtype)
     if isinstance(value, int):
         return types.int64
