@@ -236,7 +236,7 @@ class MultiheadAttention(Cell):
             raise ValueError(f"The shape of `key_padding_mask` should be {(bsz, src_len)}, "
                              f"but got {key_padding_mask.shape}.")
         out, weights = attention(sources, cols, h, layout, self._masks(attn_mask, key_padding_mask, bsz),
-                                 None, self.dropout if self.training else 0.0)
+                                 None, self.dropout if self.training else 0.0, weights_grad=bool(need_weights))
         out = _linear(out, self.out_proj.weight, self.out_proj.bias)
         if not batched:
             out = F.reshape(out, (tgt_len, self.embed_dim))

@@ -46,13 +46,15 @@ Example::
 """
 
 import math
+import threading
 
 import numpy as np
 
 from .. import dtype as _dt
+from .. import extend as _extend
 from .._core.dispatch import call
 from ..tensor import Tensor
-from ._builtin import defop, tensor_arg
+from ._builtin import tensor_arg
 
 __all__ = ["scaled_dot_product_attention", "attention"]
 
@@ -101,59 +103,92 @@ def _swap(a):
 
 
 # ------------------------------------------------------------------ kernels
-def _probs(attrs, q, k, masks):
-    """The softmax of the scaled, masked scores (a new array, batch + (L, S))."""
-    s = np.matmul(q, _swap(k))
+# The kernels write into the outputs the dispatcher hands them (each plan gives its previous
+# buffers out again once nothing holds them: no fresh pages per step) and keep their temporaries
+# in per-thread scratch buffers, reused across calls; a fresh 1 MB array costs a page fault per
+# 4 KB page, which on a virtual machine is dearer than the arithmetic done in it.
+_SCRATCH = threading.local()
+_SCRATCH_KEPT = 8               # buffers per thread (by role, shape and dtype); then the cache starts over
+
+
+def _scratch(role, shape, dtype):
+    """A per-thread work array of ``shape``/``dtype`` for ``role`` (never returned to the caller)."""
+    bufs = getattr(_SCRATCH, "bufs", None)
+    if bufs is None:
+        bufs = _SCRATCH.bufs = {}
+    key = (role, shape, dtype)
+    buf = bufs.get(key)
+    if buf is None:
+        if len(bufs) >= _SCRATCH_KEPT:
+            bufs.clear()
+        buf = bufs[key] = np.empty(shape, dtype)
+    return buf
+
+
+def _product_shape(a, b):
+    return tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2])) + (a.shape[-2], b.shape[-1])
+
+
+def _store(dst, a, b, add=False):
+    """``dst = a @ b`` (``+=`` when ``add``), summed over the batch dimensions ``dst`` broadcasts along."""
+    if not add and _product_shape(a, b) == dst.shape:
+        np.matmul(a, b, out=dst)
+        return
+    r = _reduce_to(np.matmul(a, b), dst.shape)
+    if add:
+        dst += r
+    else:
+        dst[...] = r
+
+
+def _probs_into(attrs, q, k, masks, s):
+    """``s`` = the softmax of the scaled, masked scores (batch + (L, S))."""
+    np.matmul(q, _swap(k), out=s)
     s *= s.dtype.type(attrs["scale"])
     if not masks:
-        mx = np.max(s, axis=-1, keepdims=True)
-        s -= mx
+        s -= np.max(s, axis=-1, keepdims=True)
         np.exp(s, out=s)
         s /= np.sum(s, axis=-1, keepdims=True)
-        return s
+        return
     with np.errstate(invalid="ignore", divide="ignore"):    # fully masked rows: NaN, as documented
         for mode, m in masks:
             if mode == "add":
                 s += m
             else:
                 np.copyto(s, -np.inf, where=m if m.dtype == np.bool_ else m != 0)
-        mx = np.max(s, axis=-1, keepdims=True)
-        s -= mx
+        s -= np.max(s, axis=-1, keepdims=True)
         np.exp(s, out=s)
         s /= np.sum(s, axis=-1, keepdims=True)
-    return s
 
 
-def _output(attrs, weights, v, like):
-    """``weights @ v`` in the output layout."""
+def _heads_of(attrs, a):
+    """An output or output gradient in the op's layout, as (batch, heads, L, Dv) (plain: as it is)."""
     layout = attrs["layout"]
-    if layout == "plain":
-        return np.matmul(weights, v)
-    n, h, lq, dv = weights.shape[0], weights.shape[1], weights.shape[2], v.shape[-1]
-    shape = (lq, n, h * dv) if layout == "lne" else (n, lq, h * dv)
-    out = np.empty(shape, like.dtype)
-    np.matmul(weights, v, out=_split_heads(out, layout, h))
-    return out
+    return a if layout == "plain" else _split_heads(a, layout, attrs["heads"])
 
 
-def _attention_compute(attrs, ins):
+def _attention_into(attrs, ins, req, outs):
     n = attrs["nsrc"]
     q, k, v = _qkv(attrs, ins[:n])
-    p = _probs(attrs, q, k, _mask_views(attrs, ins[n:]))
-    return [_output(attrs, p, v, q), p]
+    out, p = outs
+    _probs_into(attrs, q, k, _mask_views(attrs, ins[n:]), p)
+    np.matmul(p, v, out=_heads_of(attrs, out))
 
 
-def _dropout_compute(attrs, ins):
+def _dropout_into(attrs, ins, req, outs):
     from ..nn.init import rng          # late: mscustom.nn imports mscustom.ops
     n = attrs["nsrc"]
     q, k, v = _qkv(attrs, ins[:n])
-    p = _probs(attrs, q, k, _mask_views(attrs, ins[n:]))
+    out, w, p = outs
+    _probs_into(attrs, q, k, _mask_views(attrs, ins[n:]), p)
     keep = 1.0 - attrs["p"]
-    draw = rng().random(p.shape, dtype=np.float64 if p.dtype == np.float64 else np.float32)
-    w = np.less(draw, keep).astype(p.dtype)
-    w *= p.dtype.type(1.0 / keep)
-    w *= p
-    return [_output(attrs, w, v, q), w, p]
+    draw = _scratch("draw", p.shape, np.dtype(np.float64 if p.dtype == np.float64 else np.float32))
+    rng().random(out=draw, dtype=draw.dtype)
+    kept = _scratch("kept", p.shape, np.dtype(np.bool_))
+    np.less(draw, keep, out=kept)
+    np.multiply(p, kept, out=w)
+    w *= w.dtype.type(1.0 / keep)
+    np.matmul(w, v, out=_heads_of(attrs, out))
 
 
 def _regions(attrs, srcs):
@@ -171,53 +206,49 @@ def _regions(attrs, srcs):
     return tiled
 
 
-def _attention_grad_compute(attrs, ins):
+def _attention_grad_into(attrs, ins, req, outs):
     n, nm = attrs["nsrc"], len(attrs["masks"])
     srcs, masks = ins[:n], ins[n:n + nm]
-    rest = ins[n + nm:]
-    drop = len(rest) == 4
-    if drop:
-        p, w, dout, dw = rest
-    else:
-        p, dout, dw = rest
-        w = p
-    layout = attrs["layout"]
+    drop = attrs["p"] > 0.0
+    p, w = ins[n + nm], ins[n + nm + 1] if drop else ins[n + nm]
+    dout = ins[n + nm + 1 + drop]
+    dw = ins[n + nm + 2 + drop] if attrs["weights_grad"] else None
     q, k, v = _qkv(attrs, srcs)
-    do = dout if layout == "plain" else _split_heads(dout, layout, attrs["heads"])
-    da = _reduce_to(np.matmul(do, _swap(v)), p.shape)
-    da += dw
-    dv = np.matmul(_swap(w), do)
+    do = _heads_of(attrs, dout)
+    da = _scratch("da", p.shape, p.dtype)
+    _store(da, do, _swap(v))
+    if dw is not None:
+        da += dw
+    grads = outs[:n]
+    for g, tiled in zip(grads, _regions(attrs, srcs)):
+        if not tiled:
+            g.fill(0)
+    layout = attrs["layout"]
+    written = set()
+
+    def dest(region):
+        s, c0, c1 = region
+        first = region not in written and layout != "plain"
+        written.add(region)
+        dst = grads[s] if layout == "plain" else _split_heads(grads[s][..., c0:c1], layout, attrs["heads"])
+        return dst, not first
+
+    dst, add = dest(attrs["cols"][2])
+    _store(dst, _swap(w), do, add)                                      # dV = A^T dO
     if drop:
         np.copyto(da, 0, where=w == 0)
         da *= da.dtype.type(1.0 / (1.0 - attrs["p"]))
     with np.errstate(invalid="ignore"):
-        tmp = np.multiply(da, p)
-        da -= np.sum(tmp, axis=-1, keepdims=True)
-        da *= p                         # da is now dS, the scores' gradient
-    mask_grads = []
-    for i in attrs.get("mask_grads", ()):
+        da -= np.einsum("...i,...i->...", da, p)[..., None]
+        da *= p                                                         # da is now dS, the scores' gradient
+    for j, i in enumerate(attrs.get("mask_grads", ())):
         shape = attrs["masks"][i][1] or masks[i].shape
-        g = _reduce_to(da, shape)
-        g = g.astype(masks[i].dtype, copy=g is da).reshape(masks[i].shape)      # a copy: da is scaled below
-        mask_grads.append(g)
+        outs[n + j][...] = _reduce_to(da, shape).reshape(masks[i].shape)
     da *= da.dtype.type(attrs["scale"])
-    dq = np.matmul(da, k)
-    dk = np.matmul(_swap(da), q)
-    grads = [np.empty(a.shape, a.dtype) if t else np.zeros(a.shape, a.dtype)
-             for a, t in zip(srcs, _regions(attrs, srcs))]
-    written = set()
-    for (s, c0, c1), g, view in zip(attrs["cols"], (dq, dk, dv), (q, k, v)):
-        dst = grads[s]
-        if layout != "plain":
-            dst = _split_heads(dst[..., c0:c1], layout, attrs["heads"])
-        g = _reduce_to(g, view.shape)
-        region = (s, c0, c1)
-        if region in written or layout == "plain":
-            dst += g
-        else:
-            dst[...] = g
-        written.add(region)
-    return grads + mask_grads
+    dst, add = dest(attrs["cols"][0])
+    _store(dst, da, k, add)                                             # dQ = scale dS K
+    dst, add = dest(attrs["cols"][1])
+    _store(dst, _swap(da), q, add)                                      # dK = scale dS^T Q
 
 
 # ------------------------------------------------------------------ rules
@@ -330,6 +361,18 @@ def _grad_type(attrs, dtypes):
 
 
 # ------------------------------------------------------------------ the ops
+def _defop(name, n_out, kernel, shape, dtype, gradient, doc):
+    """A built-in op whose NumPy kernel writes into the outputs it is given (any number of inputs)."""
+    op = _extend.def_op(name, None, n_out, doc, frontend="builtin")
+    _extend.def_kernel(op, kernel, "all", allocates=False, nnvm_key=True)
+    _extend.def_infer(op, shape=lambda attrs, shapes: shape(attrs, shapes)[1],
+                      dtype=lambda attrs, dtypes: dtype(attrs, dtypes)[1])
+    if gradient is not None:
+        _extend.def_gradient(op, gradient)
+        op.set_attr("FGradientNeeds", True)
+    return op
+
+
 _GRAD_OPS = {}
 
 
@@ -337,10 +380,10 @@ def _grad_op(n_out):
     """The backward op with ``n_out`` outputs (one per source, then one per float mask that needs one)."""
     op = _GRAD_OPS.get(n_out)
     if op is None:
-        op = _GRAD_OPS[n_out] = defop(
-            f"attention_grad_{n_out}", None, _attention_grad_compute, _grad_shape, _grad_type, None,
-            num_outputs=n_out, doc="the gradient of attention / attention_dropout: one per source, then one per "
-                                   "float mask asked for (mask_grads)")
+        op = _GRAD_OPS[n_out] = _defop(
+            f"attention_grad_{n_out}", n_out, _attention_grad_into, _grad_shape, _grad_type, None,
+            "the gradient of attention / attention_dropout: one per source, then one per float mask asked "
+            "for (mask_grads)")
     return op
 
 
@@ -348,7 +391,9 @@ def _attention_fgrad(ins, outs, g, attrs, needs=None):
     n = attrs["nsrc"]
     want = tuple(i for i, (mode, _) in enumerate(attrs["masks"])
                  if mode == "add" and ins[n + i]._data.dtype.kind == "f" and (needs is None or needs[n + i]))
-    saved = (outs[2], outs[1], g[0], g[1]) if len(outs) == 3 else (outs[1], g[0], g[1])
+    saved = (outs[2], outs[1], g[0]) if len(outs) == 3 else (outs[1], g[0])
+    if attrs["weights_grad"]:
+        saved += (g[1],)
     gattrs = dict(attrs, mask_grads=want) if want else attrs
     res = call(_grad_op(n + len(want)), tuple(ins) + saved, gattrs)
     res = res if isinstance(res, tuple) else (res,)
@@ -361,19 +406,16 @@ def _attention_fgrad(ins, outs, g, attrs, needs=None):
     return grads
 
 
-_ATTENTION = defop("attention", None, _attention_compute, _attention_shape, _attention_type, _attention_fgrad,
-                   num_outputs=2, doc="softmax(q k^T * scale + masks) v over views of 1-3 sources; outputs "
-                                      "(out, weights)")
-_ATTENTION.set_attr("FGradientNeeds", True)
-_ATTENTION_DROPOUT = defop("attention_dropout", None, _dropout_compute, _dropout_shape, _dropout_type,
-                           _attention_fgrad, num_outputs=3,
-                           doc="attention with dropout on the weights; outputs (out, dropped weights, softmax)")
-_ATTENTION_DROPOUT.set_attr("FGradientNeeds", True)
+_ATTENTION = _defop("attention", 2, _attention_into, _attention_shape, _attention_type, _attention_fgrad,
+                    "softmax(q k^T * scale + masks) v over views of 1-3 sources; outputs (out, weights)")
+_ATTENTION_DROPOUT = _defop("attention_dropout", 3, _dropout_into, _dropout_shape, _dropout_type,
+                            _attention_fgrad,
+                            "attention with dropout on the weights; outputs (out, dropped weights, softmax)")
 _ATTENTION_DROPOUT.attrs["FRandom"] = True      # a fresh mask on every call: graph replays never fold it
 
 
 # ------------------------------------------------------------------ functional forms
-def attention(sources, cols, heads, layout, masks=(), scale=None, dropout_p=0.0):
+def attention(sources, cols, heads, layout, masks=(), scale=None, dropout_p=0.0, weights_grad=True):
     """The fused attention over views of ``sources``; returns ``(output, weights)``.
 
     ``sources``: 1-3 Tensors of one float dtype; ``cols``: for query, key and
@@ -382,6 +424,9 @@ def attention(sources, cols, heads, layout, masks=(), scale=None, dropout_p=0.0)
     module's text); ``masks``: ``(Tensor, mode, view shape or None)`` triples;
     ``scale``: default ``1 / sqrt(head size)``; ``dropout_p``: the probability of
     dropping a weight (0: no dropout). The weights are the ones after dropout.
+    ``weights_grad=False`` promises that the weights returned are not used in
+    anything differentiated (a caller that does not hand them out): their
+    gradient, all zeros then, is not read.
     """
     if layout not in LAYOUTS:
         raise ValueError(f"attention: layout must be one of {LAYOUTS}, got {layout!r}")
@@ -406,7 +451,7 @@ def attention(sources, cols, heads, layout, masks=(), scale=None, dropout_p=0.0)
         scale = 1.0 / math.sqrt(head) if head else 1.0
     attrs = {"layout": layout, "heads": int(heads), "cols": cols, "nsrc": len(sources),
              "masks": tuple((mode, None if view is None else tuple(int(s) for s in view)) for _, mode, view in masks),
-             "scale": float(scale), "p": p}
+             "scale": float(scale), "p": p, "weights_grad": bool(weights_grad)}
     args = sources + tuple(m[0] for m in masks)
     if p > 0.0:
         out, weights, _ = call(_ATTENTION_DROPOUT, args, attrs)
@@ -471,5 +516,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         lq, lk = q.shape[-2], k.shape[-2]
         causal = np.triu(np.ones((lq, lk), np.bool_), 1)
         masks.append((Tensor(causal), "fill", None))
-    out, weights = attention(sources, [(i, None, None) for i in index], 1, "plain", masks, scale, dropout_p)
+    out, weights = attention(sources, [(i, None, None) for i in index], 1, "plain", masks, scale, dropout_p,
+                             weights_grad=return_weights)
     return (out, weights) if return_weights else out
