@@ -1,0 +1,65 @@
+"""The Transformer encoder layer step of ``bench/transformer_bench.py`` in PyTorch eager mode.
+
+PyTorch is not a dependency of mscustom: run this with an interpreter that has torch and numpy
+(``transformer_bench.py --peer PYTHON`` does, alternating with its own rounds). The step:
+``torch.nn.TransformerEncoderLayer(128, 4, 512, dropout=0.0, batch_first=True)`` in training mode
+on a (16, 64, 128) float32 batch, loss ``mean(y * y)``, ``torch.optim.AdamW`` (lr 1e-3), one
+thread. Prints the step's CPU time and the NumPy GEMM floor measured in this process, in ms.
+"""
+
+import argparse
+import os
+import sys
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from transformer_baseline import BATCH, D_MODEL, FFN, HEADS, SEQ, gemm_floor, gemm_operands  # noqa: E402
+
+
+def _batch_ms(fn, steps):
+    t0 = time.process_time()
+    for _ in range(steps):
+        fn()
+    return (time.process_time() - t0) / steps * 1e3
+
+
+def main(rounds, steps, dropout=0.0):
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(D_MODEL, HEADS, FFN, dropout=dropout, batch_first=True)
+    layer.train()
+    opt = torch.optim.AdamW(layer.parameters(), 1e-3)
+    x = torch.tensor(np.random.default_rng(0).standard_normal((BATCH, SEQ, D_MODEL)).astype(np.float32))
+
+    def step():
+        y = layer(x)
+        loss = (y * y).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    operands = gemm_operands()
+    for _ in range(3):
+        step()
+        gemm_floor(operands)
+    best_t = best_f = float("inf")
+    for _ in range(rounds):
+        best_t = min(best_t, min(_batch_ms(step, steps) for _ in range(2)))
+        best_f = min(best_f, min(_batch_ms(lambda: gemm_floor(operands), steps) for _ in range(2)))
+    print(f"{best_t:.4f} {best_f:.4f}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--dropout", type=float, default=0.0)
+    opts = parser.parse_args()
+    main(opts.rounds, opts.steps, opts.dropout)
