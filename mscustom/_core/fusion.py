@@ -25,7 +25,8 @@ A chain is a set of such calls that
   change arrays in place), and no call outside the chain reads a value of it
   before the chain's last call, where the fused step runs.
 
-Chains of one call stay as they are. Ops whose expression says NumPy's
+Chains of one call stay as they are, unless the op's expression says its
+unfused form costs several passes (``alone``: relu's gradient, erf). Ops whose expression says NumPy's
 vectorised loop is faster (``numpy_faster``: exp, log, tanh ...) end a chain
 unless ``MSCUSTOM_FUSE_MATH=1``.
 
@@ -103,16 +104,18 @@ class FusedCall:
     hit) fills it.
     """
 
-    __slots__ = ("source", "dtypes", "outer", "inner", "n", "ops", "entry")
+    __slots__ = ("source", "dtypes", "outer", "inner", "n", "ops", "parallel", "entry")
 
-    def __init__(self, source, dtypes, outer, inner, n, ops):
+    def __init__(self, source, dtypes, outer, inner, n, ops, parallel):
         self.source, self.dtypes = source, dtypes
         self.outer, self.inner, self.n = outer, inner, n
-        self.ops = ops
+        self.ops, self.parallel = ops, parallel
         self.entry = compiled(source)
 
     def compile(self):
         if self.entry is None:
+            from .. import _threads
+            _threads.apply_default_at_start()       # as at a jit kernel's bind: one budget for every pool
             self.entry = compile_kernel(self.source, self.dtypes)
         return self.entry
 
@@ -256,7 +259,7 @@ def _find_chains(steps, arrays, with_math):
             c = owner.get(s)
             if c is not None and c is not joined:
                 c.blocked = True
-    return [c for c in chains if len(c.members) >= 2]
+    return [c for c in chains if len(c.members) >= 2 or c.members[0][2].alone]
 
 
 # --------------------------------------------------------------------- fused steps
@@ -297,7 +300,7 @@ def _fused_step(chain, arrays, readers, out_set):
     outs = [chain.members[m][1].outs[0] for m in exports]
     source = kernel_source(inputs, members, exports, parallel)
     dtypes = [d for d, _ in inputs] + [_DTYPES[arrays[s].dtype] for s in outs]
-    call = FusedCall(source, dtypes, outer, inner, n, [st.op.name for _, st, _ in chain.members])
+    call = FusedCall(source, dtypes, outer, inner, n, [st.op.name for _, st, _ in chain.members], parallel)
     step = Step("kernel", ext, outs, op=FUSED_OP, plan=None, attrs={}, fn=call)
     step.mode = "elementwise"
     return step

@@ -15,7 +15,9 @@ block may be short) and, per element, reads each input by its kind:
 Each op of the chain is one line computing a local value from its op's
 expression template (``ElementwiseExpr``, declared by the op as the attribute
 ``FElementwiseExpr``); values read later are stored, the others stay in
-registers. With ``parallel`` the blocks run under ``prange``.
+registers. With ``parallel`` the blocks run under ``prange``. Indices are
+unsigned (``_u``): with signed ones Numba checks every access for a negative
+index, which keeps LLVM from vectorising the loop (4-7x slower).
 
 The source is a function of the chain's signature only (ops and their
 expressions, dtypes, input kinds, which values are written, parallel or not),
@@ -50,7 +52,7 @@ import numpy as np
 __all__ = ["ElementwiseExpr", "kernel_source", "compile_kernel", "compiled", "cache_dir", "SCALAR_NAMES"]
 
 
-class ElementwiseExpr(namedtuple("ElementwiseExpr", "code numpy_faster")):
+class ElementwiseExpr(namedtuple("ElementwiseExpr", "code numpy_faster alone")):
     """What one elementwise op computes per element, as Numba source (an op's ``FElementwiseExpr``).
 
     ``code``: an expression, or a tuple of statements ending with the
@@ -66,12 +68,16 @@ class ElementwiseExpr(namedtuple("ElementwiseExpr", "code numpy_faster")):
     (exp, log, tanh ...) that beats Numba's scalar C-library call by more than
     fusion saves, and may differ from it in the last bits; such ops are fused
     only when asked for (``MSCUSTOM_FUSE_MATH=1``).
+
+    ``alone``: the op's unfused form makes several passes or calls Python per
+    element (relu's gradient: a comparison, then a product; erf), so a kernel
+    of its own is worth it even where no other call joins it.
     """
 
     __slots__ = ()
 
-    def __new__(cls, code, numpy_faster=False):
-        return super().__new__(cls, code, bool(numpy_faster))
+    def __new__(cls, code, numpy_faster=False, alone=False):
+        return super().__new__(cls, code, bool(numpy_faster), bool(alone))
 
 
 SCALAR_NAMES = {"f4": "_f4", "f8": "_f8", "b1": "bool"}     # dtype code -> the name casting to it
@@ -84,6 +90,7 @@ import numpy as np
 {prange}
 _f4 = np.float32
 _f8 = np.float64
+_u = np.uint64
 
 """
 
@@ -115,13 +122,13 @@ def kernel_source(inputs, members, exports, parallel):
     lines.append("        hi = min(lo + inner, n)")
     for k, (_, kind) in enumerate(inputs):
         if kind == "outer":
-            lines.append(f"        a{k} = x{k}[o]")
+            lines.append(f"        a{k} = x{k}[_u(o)]")
     lines.append("        for i in range(lo, hi):")
     for k, (_, kind) in enumerate(inputs):
         if kind == "full":
-            lines.append(f"            a{k} = x{k}[i]")
+            lines.append(f"            a{k} = x{k}[_u(i)]")
         elif kind == "inner":
-            lines.append(f"            a{k} = x{k}[i - lo]")
+            lines.append(f"            a{k} = x{k}[_u(i - lo)]")
     for m, (expr, args, out) in enumerate(members):
         names = [f"a{i}" if side == "x" else f"t{i}" for side, i in args]
         code = (expr.code,) if isinstance(expr.code, str) else tuple(expr.code)
@@ -130,7 +137,7 @@ def kernel_source(inputs, members, exports, parallel):
             lines.append("            " + stmt.format(*names, **fill))
         lines.append(f"            t{m} = {SCALAR_NAMES[out]}({code[-1].format(*names, **fill)})")
     for e, m in enumerate(exports):
-        lines.append(f"            y{e}[i] = t{m}")
+        lines.append(f"            y{e}[_u(i)] = t{m}")
     prange = "from numba import prange as _prange\n" if parallel else ""
     return _HEADER.format(prange=prange) + "\n".join(lines) + "\n"
 

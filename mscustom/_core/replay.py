@@ -677,6 +677,10 @@ class Record:
             emit("    _FC[0] -= 1")
             emit("    if _FC[0] == 0: _FQ()")
         host_made = {s for st in self.steps if st.kind == "host" for s in st.outs}
+        if any(st.mode == "elementwise" and st.fn.parallel for st in self.steps):
+            from .. import _threads            # Numba's thread count is per thread: the budget, here too
+            ns["_NT"] = _threads.apply_to_numba
+            emit("    _NT()")
 
         def ref(s):
             if s in defined:

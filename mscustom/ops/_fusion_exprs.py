@@ -81,12 +81,18 @@ def _vectorised(template):
     return _unary(template, numpy_faster=True)
 
 
+def _sigmoid(attrs, ins, out):
+    if ins[0].kind != "f" or out != ins[0]:
+        return None
+    return _E(_SIGMOID, numpy_faster=True, alone=True)        # eager: seven NumPy passes
+
+
 def _c_double(fn):
     """erf/erfc: the eager kernel calls ``math.<fn>`` on each element as a double, then rounds."""
     def rule(attrs, ins, out):
         if ins[0].kind != "f" or out != ins[0]:
             return None
-        return _E(f"math.{fn}(_f8({{0}}))")
+        return _E(f"math.{fn}(_f8({{0}}))", alone=True)       # eager: one Python call per element
     return rule
 
 
@@ -137,7 +143,13 @@ def _relu(attrs, ins, out):
 def _relu_grad(attrs, ins, out):
     if not _floats(ins) or ins[0] != ins[1] or out != ins[0]:
         return None
-    return _E("({0} if {1} > {T}(0.0) else {0} * {T}(0.0))")        # dy * (x > 0), signed zeros and all
+    # dy * (x > 0), signed zeros and all; one pass where the unfused replay makes two
+    return _E("({0} if {1} > {T}(0.0) else {0} * {T}(0.0))", alone=True)
+
+
+def _broadcast_to(attrs, ins, out):
+    """The value itself: the chain reads it broadcast (a row statistic spread over its rows)."""
+    return _E("{0}") if ins[0] == out else None
 
 
 def _logical_not(attrs, ins, out):
@@ -167,10 +179,10 @@ _RULES = {
     "exp": _vectorised("np.exp({0})"), "log": _vectorised("np.log({0})"), "tanh": _vectorised("np.tanh({0})"),
     "sin": _vectorised("np.sin({0})"), "cos": _vectorised("np.cos({0})"),
     "expm1": _vectorised("np.expm1({0})"), "log1p": _vectorised("np.log1p({0})"),
-    "sigmoid": _vectorised(_SIGMOID),
+    "sigmoid": _sigmoid,
     "equal": _compare("=="), "not_equal": _compare("!="), "less": _compare("<"),
     "less_equal": _compare("<="), "greater": _compare(">"), "greater_equal": _compare(">="),
-    "where": _where, "cast": _cast, "logical_not": _logical_not,
+    "where": _where, "cast": _cast, "logical_not": _logical_not, "broadcast_to": _broadcast_to,
 }
 
 
