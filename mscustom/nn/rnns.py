@@ -14,8 +14,15 @@ with ``batch_first``; ``hx`` (num_layers * num_directions, N, hidden), a
 tuple ``(h, c)`` of them for LSTM, zeros when None; ``seq_length`` (N,) int32
 or int64 stops each sequence after its length (later outputs are zeros, the
 final state is the one at its last step, the reverse direction reverses only
-the first ``seq_length`` steps). Everything is built from differentiable ops,
-so gradients (and gradients of gradients) follow, and graph mode records it.
+the first ``seq_length`` steps).
+
+Each layer direction is two ops: the input projection of every step as one
+GEMM (``dense``), then the whole recurrence as one op (``lstm_sequence``,
+``gru_sequence``, ``rnn_sequence`` in ``ops/_rnn_ops.py``) whose gradient is one
+backward-through-time op; ``dW_hh``, ``dW_ih`` and ``dx`` are one GEMM each over
+all steps. Graph mode records and replays them like any op; ``ms.export``
+writes them as ONNX's LSTM / GRU / RNN nodes. First derivatives only: the
+backward op has no gradient of its own (a second derivative raises naming it).
 
 Example::
 

@@ -24,11 +24,17 @@ reproduce):
   ``dh * z`` (added to the product with ``w_hh`` after it).
 
 ``_rnn_ops.py`` has each one's NumPy form, which runs until these are loaded
-(``_loop_loader``: in a background thread) and for other dtypes and layouts.
+and for other dtypes and layouts. The loops take float32 only (the recurrent
+layers' dtype; float64 and float16 use the NumPy forms): loading them costs
+a fresh process about a tenth of a second per loop from Numba's disk cache,
+several seconds the first time on a machine, so they are loaded by
+``_loop_loader``'s background thread and only in a program that asked for
+them (a recurrent op ran with a size that fits, ``ready()``); a program whose
+background load started before any recurrent op ran keeps the NumPy forms.
 Each loop does the NumPy form's operations in the same order and precision
-(float32 or float64 throughout: constants come in typed, as ``one``), and Numba
-compiles without fast-math (nothing reordered or fused), so both give the same
-bits; the tests compare them.
+(float32 throughout: constants come in typed, as ``one``), and Numba compiles
+without fast-math (nothing reordered or fused), so both give the same bits;
+the tests compare them.
 """
 
 import numpy as np
@@ -37,8 +43,9 @@ from . import _loop_loader
 
 __all__ = ["get", "ready", "fits", "FLOATS"]
 
-FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+FLOATS = (np.dtype(np.float32),)       # the dtypes the loops take
 _LOOPS = {}
+_ASKED = [False]                        # a recurrent op asked for the loops: the background load includes them
 
 
 def _lstm_in(mm, gi, b, ws, t, bf, has_b):
@@ -225,32 +232,33 @@ def get():
 
 
 def _load():
-    """The loops, each called once per float dtype and layout with the argument types the kernels pass."""
+    """The loops, each called once with the argument types the kernels pass; None when nothing asked for them."""
+    if not _ASKED[0]:
+        return None
     loops = _compile()
     for dt in FLOATS:
         one = dt.type(1)
         lens = np.ones(1, np.int64)
-        for bf in (False, True):
-            for gates, kind in ((4, "lstm"), (3, "gru")):
-                mm = np.zeros((1, gates), dt)
-                seq = np.zeros((1, 1, gates), dt)
-                state = np.zeros((1, 1), dt)
-                ws = np.zeros((1, 1, 6 if kind == "lstm" else 4), dt)
-                hseq = np.zeros((1, 1, 1), dt)
-                loops[kind + "_in"](mm, seq, np.zeros(gates, dt), ws, 0, bf, True)
-                if kind == "lstm":
-                    loops["lstm_cell"](ws, 0, -1, state, one)
-                    loops["lstm_out"](ws, 0, -1, hseq, state, hseq, state, bf, lens)
-                    loops["lstm_back"](state, state, hseq, ws, 0, bf, lens, seq, state, one)
-                else:
-                    loops["gru_cell"](ws, seq, 0, bf, one)
-                    loops["gru_out"](ws, 0, -1, hseq, state, hseq, bf, lens)
-                    loops["gru_back"](state, hseq, hseq, ws, 0, bf, lens, seq, seq, state, one)
+        state = np.zeros((1, 1), dt)
+        hseq = np.zeros((1, 1, 1), dt)
+        for kind, gates in (("lstm", 4), ("gru", 3)):
+            mm = np.zeros((1, gates), dt)
+            seq = np.zeros((1, 1, gates), dt)
+            ws = np.zeros((1, 1, 6 if kind == "lstm" else 4), dt)
+            loops[kind + "_in"](mm, seq, np.zeros(gates, dt), ws, 0, False, True)
+            if kind == "lstm":
+                loops["lstm_cell"](ws, 0, -1, state, one)
+                loops["lstm_out"](ws, 0, -1, hseq, state, hseq, state, False, lens)
+                loops["lstm_back"](state, state, hseq, ws, 0, False, lens, seq, state, one)
+            else:
+                loops["gru_cell"](ws, seq, 0, False, one)
+                loops["gru_out"](ws, 0, -1, hseq, state, hseq, False, lens)
+                loops["gru_back"](state, hseq, hseq, ws, 0, False, lens, seq, seq, state, one)
     return loops
 
 
 def _publish(loops):
-    if not _LOOPS:
+    if loops is not None and not _LOOPS:
         _LOOPS.update(loops)
 
 
@@ -261,12 +269,13 @@ def ready():
     """True once the loops are loaded; otherwise asks for them (loaded in the background) and says False."""
     if _LOOPS:
         return True
+    _ASKED[0] = True
     _loop_loader.request()
     return bool(_LOOPS)
 
 
 def fits(*arrays):
-    """True when every array is C-contiguous with the first one's float dtype (float32/float64)."""
+    """True when every array is C-contiguous with the first one's dtype, one the loops take (float32)."""
     dt = arrays[0].dtype
     if dt not in FLOATS:
         return False
