@@ -179,3 +179,18 @@ def test_line_map_only_maps_its_own_generated_file(tmp_path):
     assert m.user_line(str(tmp_path / "gen.py"), 1) is None
     assert describe_type(numba.types.int64) == "an int64 scalar"
     assert describe_type(numba.types.float64[:, ::1]) == "a 2-D float64 array"
+
+
+def both_2d(x, out):
+    for i in range(x.size):
+        out[i, 0] = x[i, 0]
+
+
+def test_every_argument_the_line_indexes_beyond_its_rank_is_named_the_one_numba_typed_first_first():
+    op = ops.Custom(both_2d, out_shape=_same, out_dtype=_same, func_type="jit", name="both")
+    err = _error(op, np.ones(3, np.float32))
+    msg = _check_short(err, op="both", kernel_kind="jit", kname="both_2d",
+                       line=_line_of(both_2d, "out[i, 0]"), text="out[i, 0] = x[i, 0]")
+    lines = msg.splitlines()
+    assert lines[2] == "  argument 'x' is given as a 1-D float32 array, but x[i, 0] indexes it with 2 indices"
+    assert lines[3] == "  argument 'out' is given as a 1-D float32 array, but out[i, 0] indexes it with 2 indices"

@@ -120,8 +120,9 @@ def _n_indices(slice_node):
     return sum(1 for s in items if not (isinstance(s, ast.Constant) and s.value in (None, Ellipsis)))
 
 
-def _rank_misuse(nodes, types):
-    """``(name, what)`` of an array argument the line indexes with more axes than it has, or None."""
+def _rank_misuses(nodes, types):
+    """``[(name, what, is_store)]``: array arguments the line indexes with more axes than they have."""
+    found = []
     for node in nodes:
         if not isinstance(node, ast.Subscript):
             continue
@@ -130,27 +131,36 @@ def _rank_misuse(nodes, types):
             ndim = getattr(types[value.id], "ndim", None)
             n = _n_indices(node.slice)
             if ndim is not None and n > ndim:
-                return value.id, f"{ast.unparse(node)} indexes it with {n} indices"
+                found.append((value.id, f"{ast.unparse(node)} indexes it with {n} indices",
+                              isinstance(node.ctx, ast.Store)))
         if isinstance(value, ast.Attribute) and value.attr in ("shape", "strides") and \
                 isinstance(value.value, ast.Name) and value.value.id in types and \
                 isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int):
             ndim = getattr(types[value.value.id], "ndim", None)
             k = node.slice.value
             if ndim is not None and not -ndim <= k < ndim:
-                return value.value.id, f"{ast.unparse(node)} asks for axis {k}"
-    return None
+                found.append((value.value.id, f"{ast.unparse(node)} asks for axis {k}", False))
+    return found
 
 
 def _involved(nodes, types, exc):
     """``[(name, why or None)]``: the kernel arguments the failing line most likely misuses."""
-    misuse = _rank_misuse(nodes, types)
-    if misuse is not None:
-        return [misuse]
+    text = str(exc)
+    misuses = _rank_misuses(nodes, types)
+    if misuses:
+        # Numba stops at the first operation it cannot type: a read (getitem) or a write (setitem)
+        store_first = "setitem" in text and "getitem" not in text
+        misuses.sort(key=lambda m: m[2] != store_first)
+        seen, out = set(), []
+        for name, why, _ in misuses:
+            if name not in seen:
+                seen.add(name)
+                out.append((name, why))
+        return out[:_MAX_NAMED]
     used = []
     for node in nodes:
         if isinstance(node, ast.Name) and node.id in types and node.id not in used:
             used.append(node.id)
-    text = str(exc)
     named = [n for n in used if any(isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name)
                                     and a.value.id == n and f"'{a.attr}'" in text for a in nodes)]
     if not named:
