@@ -261,3 +261,37 @@ def test_errors():
         mha(T(np.zeros((3, 2, 4), np.float32)), x, x)
     with pytest.raises(ValueError, match="equal to `d_model`"):
         nn.Transformer(8, 2, 1, 1, 16)(x, T(np.zeros((3, 2, 4), np.float32)))
+
+
+# ------------------------------------------------------------------ the fused LayerNorm of the layers
+def test_fused_layer_norm_equals_nn_layer_norm_and_its_gradients(rng):
+    from mscustom.ops._layer_norm_last_ops import layer_norm_last
+    x = rng.standard_normal((3, 2, 8))
+    ln = nn.LayerNorm((8,), epsilon=1e-5, dtype=ms.float64)
+    ln.gamma.set_data(T(rng.standard_normal(8)))
+    ln.beta.set_data(T(rng.standard_normal(8)))
+    np.testing.assert_allclose(layer_norm_last(T(x), ln.gamma, ln.beta, 1e-5).asnumpy(), ln(T(x)).asnumpy(),
+                               rtol=1e-12, atol=1e-12)
+    seed = T(rng.standard_normal((3, 2, 8)))
+    check_grad(lambda a, g, b: layer_norm_last(a, g, b, 1e-5) * seed, T(x), T(ln.gamma.asnumpy()),
+               T(ln.beta.asnumpy()))
+    composed = ms.grad(lambda a: (ln(a) * seed).sum(), 0, ln.trainable_params())(T(x))
+    fused = ms.grad(lambda a: (layer_norm_last(a, ln.gamma, ln.beta, 1e-5) * seed).sum(), 0,
+                    ln.trainable_params())(T(x))
+    np.testing.assert_allclose(fused[0].asnumpy(), composed[0].asnumpy(), rtol=1e-10, atol=1e-12)
+    for f, c in zip(fused[1], composed[1]):
+        np.testing.assert_allclose(f.asnumpy(), c.asnumpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_layers_call_other_norms_as_they_are():
+    class Scaled(nn.LayerNorm):
+        def construct(self, x):
+            return super().construct(x) * 2.0
+    net = _net("encoder_layer_unbatched")
+    args, _, _ = tc.inputs(T, "encoder_layer_unbatched")
+    base = net(*args).asnumpy()
+    net.norm2 = Scaled((8,), epsilon=1e-5)
+    for i, p in enumerate(net.get_parameters()):
+        p.set_data(T(tc.weight(p.shape, i)))
+    got = net(*args).asnumpy()
+    np.testing.assert_allclose(got, 2 * base, rtol=1e-5, atol=1e-5)

@@ -38,7 +38,9 @@ import numpy as np
 from .. import dtype as _dt
 from .. import ops
 from ..ops import functional as F
+from .._core.tape import STATE as _STATE
 from ..ops._attention_ops import attention
+from ..ops._layer_norm_last_ops import layer_norm_last
 from ..ops._math_ops import matmul_t
 from ..tensor import Parameter, Tensor
 from . import init as _init
@@ -63,6 +65,24 @@ def _rows(t, start, stop):
 
 def _is_float(t):
     return t._data.dtype.kind == "f"
+
+
+def _norm(cell, x):
+    """``cell(x)``; a plain ``nn.LayerNorm((C,))`` over ``x``'s last axis runs as one fused op.
+
+    The fused op (``ops/_layer_norm_last_ops.py``) computes what the LayerNorm's composed ops
+    compute, in two passes each way instead of about thirty; a LayerNorm with other axes, another
+    dtype, mixed precision, a declared input signature or a subclass is called as it is.
+    """
+    if type(cell) is LayerNorm and cell._mixed_dtype is None and cell._input_signature is None and \
+            cell.begin_norm_axis == -1 and cell.begin_params_axis == -1 and len(cell.normalized_shape) == 1 and \
+            isinstance(x, Tensor) and x.ndim >= 1 and x.shape[-1] == cell.normalized_shape[0] and \
+            x.dtype == cell.gamma.dtype == cell.beta.dtype and _is_float(x):
+        cap = _STATE.capture
+        if cap is not None:             # a graph record depends on this Cell, as when it is called
+            cap.cells.append(cell)
+        return layer_norm_last(x, cell.gamma, cell.beta, cell.epsilon)
+    return cell(x)
 
 
 def _pad_column(mask):
@@ -373,10 +393,10 @@ class TransformerEncoderLayer(_LayerConfig):
         _check_padding_mask(src_key_padding_mask)
         x = src
         if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask)
-            return x + self._ff_block(self.norm2(x))
-        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask))
-        return self.norm2(x + self._ff_block(x))
+            x = x + self._sa_block(_norm(self.norm1, x), src_mask, src_key_padding_mask)
+            return x + self._ff_block(_norm(self.norm2, x))
+        x = _norm(self.norm1, x + self._sa_block(x, src_mask, src_key_padding_mask))
+        return _norm(self.norm2, x + self._ff_block(x))
 
 
 class TransformerDecoderLayer(_LayerConfig):
@@ -419,12 +439,12 @@ class TransformerDecoderLayer(_LayerConfig):
                   memory_key_padding_mask=None):
         x = tgt
         if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask)
-            x = x + self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask)
-            return x + self._ff_block(self.norm3(x))
-        x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask))
-        x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask))
-        return self.norm3(x + self._ff_block(x))
+            x = x + self._sa_block(_norm(self.norm1, x), tgt_mask, tgt_key_padding_mask)
+            x = x + self._mha_block(_norm(self.norm2, x), memory, memory_mask, memory_key_padding_mask)
+            return x + self._ff_block(_norm(self.norm3, x))
+        x = _norm(self.norm1, x + self._sa_block(x, tgt_mask, tgt_key_padding_mask))
+        x = _norm(self.norm2, x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask))
+        return _norm(self.norm3, x + self._ff_block(x))
 
 
 # ------------------------------------------------------------------ stacks
@@ -460,7 +480,7 @@ class TransformerEncoder(Cell):
         for layer in self.layers:
             out = layer(out, src_mask=src_mask, src_key_padding_mask=src_key_padding_mask)
         if self.norm is not None:
-            out = self.norm(out)
+            out = _norm(self.norm, out)
         return out
 
 
@@ -486,7 +506,7 @@ class TransformerDecoder(Cell):
                         tgt_key_padding_mask=tgt_key_padding_mask,
                         memory_key_padding_mask=memory_key_padding_mask)
         if self.norm is not None:
-            out = self.norm(out)
+            out = _norm(self.norm, out)
         return out
 
 
