@@ -86,7 +86,8 @@ def test_attrs_without_value_bind_positionally_after_the_tensor_inputs():
     np.testing.assert_allclose(op(x, y, 0.5, 1.0).asnumpy(), 2 * X + 1, rtol=1e-6)
     np.testing.assert_allclose(op(x, y, alpha=1).asnumpy(), 3 * X, rtol=1e-6)
     assert seen == [(0.5, 0.0), (0.5, 1.0), (1.0, 0.0)]
-    with pytest.raises(TypeError, match=r"op 'axpy' takes its tensor input\(s\) and then at most 2 attribute"):
+    with pytest.raises(TypeError, match=r"op 'axpy' takes 2 to 4 input argument\(s\) \(x, y, alpha, beta\), got 5; "
+                                        r"the count comes from the parameters of pyfunc function 'axpy'"):
         op(x, y, 0.5, 1.0, 2.0)
     with pytest.raises(TypeError, match=r"op 'axpy' got two values for attribute 'alpha'"):
         op(x, y, 0.5, alpha=1.0)

@@ -104,7 +104,12 @@ class Custom:
 
     Calls take Tensors or NumPy arrays and Python scalars, in the kernel's
     order, then values for the reg-info attributes that have no fixed value;
-    keyword arguments set attributes by name.
+    keyword arguments set attributes by name, or name the function's input
+    parameters (``op(x, alpha=3.0)``). How many arguments a call takes comes,
+    as in MindSpore, from the function's signature (for ``"lib.so:Func"``:
+    the reg info's inputs and attributes without a value), else from the
+    ``out_shape`` / ``out_dtype`` callables (``_arity``); a wrong count is an
+    error that says which.
 
     Example::
 
@@ -161,7 +166,9 @@ class Custom:
         extend.def_gradient(self._op, _bprop.make_fgradient(self.name, func_type, self.bprop, names))
         self._add_kernels(func, kind, infos, options)
         self._arity = _arity.find_arity(kind, self._sources[0][0], self._shape_rule, self._dtype_rule,
-                                        self.bprop, self._attr_specs, n_out, self._pending)
+                                        self.bprop, self._attr_specs, n_out, self._pending,
+                                        inputs=self._op.input_names if self._op.num_inputs is not None else None)
+        _arity.check_rule_arity(self.name, self._arity, self._shape_rule, self._dtype_rule)
         _arity.check_bprop_arity(self.bprop, self._arity, self.name, len(self._marshal.free))
         self._lo, self._hi = self._arity[0], self._arity[1]
         names[:] = self._arity[2]
@@ -300,6 +307,9 @@ class Custom:
     __call__ = _dispatch.owner_method
 
     def _call_general(self, args, kwargs):
+        if kwargs:                      # keywords naming input parameters take their places
+            args, kwargs = _arity.bind_keywords(self.name, self._arity, args, kwargs,
+                                                {s.name for s in self._attr_specs})
         n = len(args)
         if n < self._lo or n > self._hi:
             _arity.raise_arity(self.name, self._arity, n)
