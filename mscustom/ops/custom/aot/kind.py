@@ -28,9 +28,9 @@ from . import abi as _abi
 from . import build as _build
 from . import extra as _extra
 from . import runners as _runners
-from .library import open_kernel, resolve_path
+from .library import describe, display_name, open_kernel, resolve_path
 
-__all__ = ["AotKind", "make_kernel", "infer_shape_rule", "bind_signature"]
+__all__ = ["AotKind", "make_kernel", "infer_shape_rule", "bind_signature", "entry_name"]
 
 TARGETS = ("CPU", "GPU", "Ascend")
 
@@ -97,16 +97,21 @@ class AotKind:
         return infer_shape_rule(func, op_name=op_name)
 
     def kernel_name(self, func, target, options):
-        opened = self._open(func, "aot")
-        return f"aot:{opened.path.name}:{opened.symbol}[{target}]"
+        return entry_name(self._open(func, "aot"), target)
 
     def bind(self, func, *, op_name, target, attr_specs, n_out, options, sig):
         opened = self._open(func, op_name)
         return bind_signature(opened, op_name, target, list(attr_specs or ()), sig, None,
-                              f"aot:{opened.path.name}:{opened.symbol}[{target}]")
+                              entry_name(opened, target))
 
 
 KIND = AotKind()
+
+
+def entry_name(opened, target):
+    """A kernel's name in reports and errors: ``aot:<file>:<Func>[<target>]``, the file being the source
+    the user wrote when the library was built from one (not its build-cache entry)."""
+    return f"aot:{display_name(opened)}:{opened.symbol}[{target}]"
 
 
 def make_kernel(func, *, op_name, target, rows, attr_specs, n_out, options):
@@ -124,7 +129,7 @@ def make_kernel(func, *, op_name, target, rows, attr_specs, n_out, options):
         raise ValueError(f"op '{op_name}': aot kernels run on 'CPU', 'GPU' or 'Ascend', got target {target!r}")
     opened = open_kernel(func, op_name)
     entry = KernelEntry(target=target, fn=None, allocates=False, rows=rows, kind="aot",
-                        name=f"aot:{opened.path.name}:{opened.symbol}[{target}]")
+                        name=entry_name(opened, target))
     specs = list(attr_specs or ())
 
     def bind(op, sig):
@@ -155,8 +160,8 @@ def infer_shape_rule(func, *, op_name):
         raise ValueError(f"op '{op_name}': out_shape is None, so the output shape must come from "
                          f"'{opened.symbol}InferShape' (extern \"C\" std::vector<int64_t> "
                          f"{opened.symbol}InferShape(int *ndims, int64_t **shapes, AotExtra *extra)), "
-                         f"which '{opened.path}' does not define; give ops.Custom an out_shape or add "
-                         f"that function to the library")
+                         f"which {describe(opened)} does not define; give ops.Custom an out_shape or add "
+                         f"that function to the {'source' if opened.source is not None else 'library'}")
 
     def rule(attrs, in_shapes, attr_specs, n_out):
         template = attrs.get(_common.TEMPLATE_KEY) if attrs else None
@@ -192,7 +197,9 @@ def bind_signature(opened, op_name, target, specs, sig, stats, kernel_name):
         if cpp_extra is not None:
             cpp_extra.check(f"AOT init function '{opened.symbol}Init'")
     call = _runners.Call()
-    call.op_name, call.symbol, call.path = op_name, opened.symbol, opened.library.path
+    # call.path is shown in the runners' errors: the source first when the library was built from one
+    call.op_name, call.symbol = op_name, opened.symbol
+    call.path = str(opened.path) if opened.source is None else f"{opened.source}, built into {opened.path}"
     call.ffi, call.fn, call.descs, call.extra, call.cpp = ffi, opened.fn, descs, extra, cpp_extra
     call.workspace = [_aligned(_abi.workspace_bytes(s)) for s in cpp_extra.workspace()] if cpp_extra else []
     call.keep, call.c_header = keep, not cpp

@@ -28,7 +28,7 @@ from pathlib import Path
 from . import abi as _abi
 from . import build as _build
 
-__all__ = ["resolve_path", "load_library", "open_kernel", "Opened", "MARKER"]
+__all__ = ["resolve_path", "load_library", "open_kernel", "Opened", "MARKER", "describe", "display_name"]
 
 MARKER = "mscustom_aot_extra_abi"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -47,8 +47,26 @@ def _fresh_lock_in_child():
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_fresh_lock_in_child)
 
-# what make_kernel / bind need about one kernel symbol
-Opened = namedtuple("Opened", "library path symbol fn init cxx_abi infer_addr")
+# what make_kernel / bind need about one kernel symbol; `source` is the .c/.cc/.cu file a library in the
+# build cache was compiled from (None for a library given by path)
+Opened = namedtuple("Opened", "library path symbol fn init cxx_abi infer_addr source", defaults=(None,))
+
+
+def describe(opened):
+    """Where a kernel comes from, for messages: the source the user wrote first, then the build-cache
+    entry it was compiled into; or the library given by path.
+
+    >>> describe(Opened(None, Path("/c/axpb-1f.so"), "Axpb", None, None, None, None, Path("/k/axpb.c")))
+    "'/k/axpb.c' (built into '/c/axpb-1f.so')"
+    """
+    if opened.source is not None:
+        return f"'{opened.source}' (built into '{opened.path}')"
+    return f"'{opened.path}'"
+
+
+def display_name(opened):
+    """The file name kernels are listed under: the source's for a built source, else the library's."""
+    return (opened.source or opened.path).name
 
 
 def _base_ffi():
@@ -170,7 +188,9 @@ def open_kernel(func, op_name):
     if found is None:
         listing = "\n  ".join(str(t) for t in tried)
         raise ValueError(f"op '{op_name}': AOT library or source {path!r} not found; tried:\n  {listing}")
+    source = None
     if found.suffix.lower() in _build.SOURCE_SUFFIXES:
+        source = found
         try:
             found = _build.build_library(found, op_name=op_name)
         except RuntimeError as exc:
@@ -178,20 +198,20 @@ def open_kernel(func, op_name):
             raise RuntimeError(msg if msg.startswith(f"op '{op_name}'") else f"op '{op_name}': {msg}") from None
     else:
         _refuse_unverified_cache_entry(found, op_name)
+    what = f"AOT source '{source}' (built into '{found}')" if source is not None else f"AOT library '{found}'"
     try:
         library = load_library(found)
     except OSError as exc:
-        raise ValueError(f"op '{op_name}': cannot load AOT library '{found}': {exc}") from exc
+        raise ValueError(f"op '{op_name}': cannot load {what}: {exc}") from exc
     try:
         fn = library.function(symbol, _abi.KERNEL_PROTO)
     except AttributeError as exc:
         mangled = library.mangled(symbol)
         hint = (f"; the library has the C++ name {mangled[0]!r}: declare the kernel extern \"C\" "
                 f"(extern \"C\" int {symbol}(int nparam, void **params, ...)) so its name is not mangled"
-                if mangled else "; expected the library to export that kernel: check the name after ':' "
-                "in func (path:FuncName)")
-        raise ValueError(f"op '{op_name}': symbol '{symbol}' not found in AOT library '{found}'{hint}: "
-                         f"{exc}") from exc
+                if mangled else f"; expected the {'source to define' if source else 'library to export'} that "
+                "kernel: check the name after ':' in func (path:FuncName)")
+        raise ValueError(f"op '{op_name}': symbol '{symbol}' not found in {what}{hint}: {exc}") from exc
     try:
         init = library.function(symbol + "Init", _abi.INIT_PROTO)
     except AttributeError:
@@ -200,7 +220,7 @@ def open_kernel(func, op_name):
     cxx_abi = library.cxx_abi()
     if cxx_abi is None and infer_addr is not None:
         cxx_abi = library.string_abi_from_symbols()
-    return Opened(library, found, symbol, fn, init, cxx_abi, infer_addr)
+    return Opened(library, found, symbol, fn, init, cxx_abi, infer_addr, source)
 
 
 def _refuse_unverified_cache_entry(found, op_name):
