@@ -23,7 +23,8 @@
  *            (always host memory, also on GPU).
  *   dtypes   dtypes[i] names the element type of params[i]: one of
  *            "float16" "float32" "float64" "int8" "int16" "int32" "int64"
- *            "uint8" "uint16" "uint32" "uint64" "bool".
+ *            "uint8" "uint16" "uint32" "uint64" "bool".  float16 elements
+ *            are mscustom_half values (see "float16" below).
  *   stream   the cudaStream_t to launch on for GPU kernels; NULL on CPU.
  *   extra    a pointer to an MsAttrs (below) carrying the op's attributes,
  *            or NULL when the op has none.  Use the ms_attr_* helpers to
@@ -326,6 +327,90 @@ static inline int ms_same_shape(const int *ndims, int64_t *const *shapes, int a,
 /* Non-zero when params a and b have the same dtype string. */
 static inline int ms_same_dtype(const char **dtypes, int a, int b) {
   return dtypes[a] != NULL && dtypes[b] != NULL && strcmp(dtypes[a], dtypes[b]) == 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* float16                                                                   */
+/* ------------------------------------------------------------------------- */
+
+/* A "float16" param holds IEEE 754 binary16 values: 1 sign bit, 5 exponent
+ * bits, 10 mantissa bits, the layout of NumPy's float16.  C has no portable
+ * half type (GCC's _Float16 exists on some targets only), so read and write
+ * them as mscustom_half, their 16 bits, and compute in float:
+ *
+ *   const mscustom_half *x = (const mscustom_half *)params[0];
+ *   mscustom_half *out = (mscustom_half *)params[1];
+ *   out[i] = mscustom_float_to_half(2.0f * mscustom_half_to_float(x[i]));
+ *
+ * mscustom_half_to_float is exact (every half is a float).
+ * mscustom_float_to_half rounds to nearest, ties to even, as NumPy's
+ * astype(np.float16) does: magnitudes from 65520 up become infinity, those
+ * below 2^-14 become subnormal halves (down to 2^-24) or zero; the sign of
+ * zero and of infinity is kept; a NaN stays a NaN of the same sign, keeping
+ * the top 10 bits of its payload (both directions).  The functions are
+ * plain integer code, so they also compile as CUDA __host__ __device__. */
+typedef uint16_t mscustom_half;
+
+#if defined(__CUDACC__)
+#define MSCUSTOM_HD __host__ __device__
+#else
+#define MSCUSTOM_HD
+#endif
+
+/* The float value of half `h` (exact). */
+static inline MSCUSTOM_HD float mscustom_half_to_float(mscustom_half h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t exp = ((uint32_t)h >> 10) & 0x1fu;
+  uint32_t man = (uint32_t)h & 0x3ffu;
+  uint32_t bits;
+  float f;
+  if (exp == 0x1fu) {
+    bits = sign | 0x7f800000u | (man << 13);          /* infinity, or NaN with its payload */
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112u) << 23) | (man << 13); /* normal: exponent bias 15 -> 127 */
+  } else if (man == 0) {
+    bits = sign;                                      /* +0 or -0 */
+  } else {                                            /* subnormal, man * 2^-24: normalize */
+    exp = 113u;
+    while ((man & 0x400u) == 0) {
+      man <<= 1;
+      --exp;
+    }
+    bits = sign | (exp << 23) | ((man & 0x3ffu) << 13);
+  }
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/* The half nearest to `f` (ties to even); see above for overflow, subnormals and NaN. */
+static inline MSCUSTOM_HD mscustom_half mscustom_float_to_half(float f) {
+  uint32_t bits, abs_bits, exp, man, shift, rest, halfway, h;
+  uint16_t sign;
+  memcpy(&bits, &f, sizeof bits);
+  sign = (uint16_t)((bits >> 16) & 0x8000u);
+  abs_bits = bits & 0x7fffffffu;
+  if (abs_bits >= 0x7f800000u) {                      /* infinity or NaN */
+    man = (abs_bits & 0x7fffffu) >> 13;
+    if (abs_bits != 0x7f800000u && man == 0) man = 1; /* a NaN whose payload is all in the low bits */
+    return (mscustom_half)(sign | 0x7c00u | man);
+  }
+  if (abs_bits >= 0x477ff000u) return (mscustom_half)(sign | 0x7c00u); /* >= 65520: infinity */
+  exp = abs_bits >> 23;
+  man = abs_bits & 0x7fffffu;
+  if (exp >= 113u) {                                  /* a normal half: drop 13 mantissa bits */
+    h = ((exp - 112u) << 10) | (man >> 13);
+    rest = man & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h; /* a carry may raise the exponent */
+    return (mscustom_half)(sign | h);
+  }
+  if (exp < 102u) return (mscustom_half)sign;          /* below 2^-25: rounds to zero */
+  man |= 0x800000u;                                   /* a subnormal half: man * 2^(exp - 126) */
+  shift = 126u - exp;                                 /* 14 .. 24 */
+  h = man >> shift;
+  rest = man & ((1u << shift) - 1u);
+  halfway = 1u << (shift - 1u);
+  if (rest > halfway || (rest == halfway && (h & 1u))) ++h; /* may become the smallest normal */
+  return (mscustom_half)(sign | h);
 }
 
 #ifdef __cplusplus
