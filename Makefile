@@ -3,11 +3,12 @@
 #   make kernels   build the example AOT kernels into aot_kernels/build/
 #   make fastcall  build ops.Custom's compiled call path (mscustom/_core/_fastcall*.so) and the
 #                  compiled backward walk (mscustom/_core/_fastwalk*.so)
-#   make venv      create .venv and install mscustom in editable mode (extras test, dist: mpi4py +
-#                  the MPICH wheel, so .venv/bin/mpiexec exists; gpu where it installs)
-#   make test      run the test suite (PYTEST_ARGS="-k foo" to filter)
-#   make demo      install the demo extra (scikit-learn, matplotlib), then run examples/demo.py
-#                  (options through ARGS, e.g. ARGS="--kind builtin --epochs 3")
+#   make venv      create .venv with mscustom in editable mode and what the tests need (extras test,
+#                  dist: mpi4py + the MPICH wheel, so .venv/bin/mpiexec exists; gpu where it installs)
+#   make test      the same environment, then run the test suite (PYTEST_ARGS="-k foo" to filter)
+#   make demo      mscustom's runtime dependencies and the demo extra (scikit-learn, matplotlib)
+#                  only, then run examples/demo.py (options through ARGS, e.g. ARGS="--kind builtin")
+#   Each pip step prints one line; pip's own output goes to .venv/pip.log (printed if it fails).
 #   make bench     run bench/run.py
 #   make reliability  run the ops.Custom fuzz and the stress runs (bench/reliability.py)
 #   make clean     remove aot_kernels/build
@@ -15,8 +16,12 @@
 PYTHON ?= python3
 VENV := .venv
 VENV_PY := $(VENV)/bin/python
+# STAMP: mscustom (editable) and its runtime dependencies, what the compiled call path builds against;
+# TEST_STAMP / DEMO_STAMP: the extras of make test (and venv, bench, reliability) / of make demo on top.
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.test-installed
 DEMO_STAMP := $(VENV)/.demo-installed
+PIP_LOG := $(VENV)/pip.log
 PYTEST_ARGS ?=
 ARGS ?=
 # Extra pip options, e.g. PIP_FLAGS=--no-build-isolation when offline.
@@ -98,15 +103,27 @@ $(KCUDALIB): $(CU_OBJS)
 
 # --- Python environment ----------------------------------------------------
 
+# $(call pip,WHAT,ARGS[,ON_FAILURE]): one line saying what is installed, pip quiet into $(PIP_LOG);
+# when pip fails, ON_FAILURE runs (default: show the log and stop).
+pip = echo "installing $(1) into $(VENV) (pip's log: $(PIP_LOG))"; \
+  $(VENV_PY) -m pip install -q $(PIP_FLAGS) $(2) >$(PIP_LOG) 2>&1 || $(or $(3),{ cat $(PIP_LOG); exit 1; })
+# $(call extra,NAME): the requirements of the installed package's extra NAME (read from its metadata,
+# so pyproject.toml stays the only list and the editable package is not built again).
+extra = $$($(VENV_PY) -I -c 'import importlib.metadata as m, re; print(*(r.split(";")[0].replace(" ", "") \
+  for r in m.requires("mscustom") or () if re.search(r"extra *== *.$(1).", r)))')
+
 $(STAMP): pyproject.toml
 	@test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
-	@if $(VENV_PY) -m pip install $(PIP_FLAGS) -e '.[test,dist,gpu]'; then :; else \
-	  echo "note: installing the 'gpu' extra failed; installing '.[test,dist]' without it"; \
-	  $(VENV_PY) -m pip install $(PIP_FLAGS) -e '.[test,dist]'; \
-	fi
+	@$(call pip,mscustom (editable) and its runtime dependencies,-e .)
 	@touch $@
 
-venv: $(STAMP)
+$(TEST_STAMP): $(STAMP)
+	@$(call pip,the test and dist extras ($(call extra,test) $(call extra,dist)),$(call extra,test) $(call extra,dist))
+	@$(call pip,the gpu extra ($(call extra,gpu)),$(call extra,gpu),echo "note: installing the 'gpu' extra \
+	  failed (see $(PIP_LOG)); the GPU tests will be skipped")
+	@touch $@
+
+venv: $(TEST_STAMP)
 
 # --- ops.Custom's compiled call path ---------------------------------------
 # A CPython extension (NumPy's C API); without it mscustom runs the same calls in Python.
@@ -133,21 +150,21 @@ fastcall: $(FASTCALL_SO) $(FASTWALK_SO)
 
 # --- Entry points ----------------------------------------------------------
 
-test: $(STAMP) kernels fastcall
+test: $(TEST_STAMP) kernels fastcall
 	MSCUSTOM_REQUIRE_FASTCALL=1 $(VENV_PY) -m pytest $(PYTEST_ARGS)
 
-# The demo's own needs (the 'demo' extra) are installed once, on top of the test environment.
-$(DEMO_STAMP): $(STAMP) pyproject.toml
-	$(VENV_PY) -m pip install $(PIP_FLAGS) -e '.[demo]'
+# The demo needs the runtime dependencies and the 'demo' extra only (not the test environment).
+$(DEMO_STAMP): $(STAMP)
+	@$(call pip,the demo extra ($(call extra,demo)),$(call extra,demo))
 	@touch $@
 
 demo: $(DEMO_STAMP) kernels fastcall
 	$(VENV_PY) examples/demo.py $(ARGS)
 
-bench: $(STAMP) kernels fastcall
+bench: $(TEST_STAMP) kernels fastcall
 	$(VENV_PY) bench/run.py
 
-reliability: $(STAMP) kernels fastcall
+reliability: $(TEST_STAMP) kernels fastcall
 	$(VENV_PY) bench/reliability.py
 
 clean:
