@@ -58,6 +58,10 @@ MODE_NAMES = {ms.GRAPH_MODE: "GRAPH_MODE", ms.PYNATIVE_MODE: "PYNATIVE_MODE"}
 # a product in another order than eager execution (transpose(matmul(a, b)) as matmul(b.T, a.T)), which
 # rounds differently in the last bit; anything beyond float32 rounding is a failure.
 MODES_RTOL = 1e-5
+# Two lines per epoch: LossMonitor's (MindSpore's format) and EpochCurves' summary; what each loss is.
+LOSS_LEGEND = ("per epoch: 'loss is' (LossMonitor) is the loss of the epoch's last training step; the next line "
+               "has the mean training loss of the epoch's steps, then the accuracy and loss of the train and test "
+               "images evaluated after the epoch")
 
 
 # ================================================================== configuration
@@ -201,9 +205,10 @@ def make_optimizer(net, cfg, steps_per_epoch):
 def train(cfg, kind, train_ds, test_ds, eval_train_ds):
     """Build a network of ``kind`` and train it with ``Model.train``; return ``(model, net, curves, seconds)``.
 
-    ``LossMonitor`` prints the last step's loss of each epoch; ``EpochCurves``
-    records the curves, evaluating the training and test sets after each
-    epoch, and prints them.
+    ``LossMonitor`` prints the last step's loss of each epoch ("loss is");
+    ``EpochCurves`` records the curves, the mean loss of the epoch's steps and
+    the training and test sets evaluated after each epoch, and prints them
+    (``LOSS_LEGEND``, printed first, says which is which).
     """
     ms.set_seed(cfg.seed)
     net, loss_fn = build_model(kind, cfg)
@@ -211,6 +216,7 @@ def train(cfg, kind, train_ds, test_ds, eval_train_ds):
     model = ms.Model(net, loss_fn, make_optimizer(net, cfg, steps), metrics={"accuracy", "loss"})
     curves = EpochCurves({"train": lambda: model.eval(eval_train_ds), "test": lambda: model.eval(test_ds)},
                          verbose=True)
+    print(LOSS_LEGEND, flush=True)
     start = time.perf_counter()
     model.train(cfg.epochs, train_ds, callbacks=[ms.LossMonitor(per_print_times=steps), curves])
     return model, net, curves, time.perf_counter() - start

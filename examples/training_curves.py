@@ -72,10 +72,19 @@ class EpochCurves(Callback):
             print(self.summary(), flush=True)
 
     def summary(self, epoch_index=-1):
-        """One line for an epoch: ``epoch 3: step_loss 0.1234, test_accuracy 0.9750, ...``."""
-        parts = [f"{key} {values[epoch_index]:.4f}" for key, values in self.history.items()
-                 if key != "epoch" and values]
-        return f"epoch {self.history['epoch'][epoch_index]}: " + ", ".join(parts)
+        """One line for an epoch, each value named for what it measures::
+
+            epoch 3: mean training loss of the epoch 0.1234; after it: test accuracy 0.9750, test loss 0.0800
+
+        The first value is the mean of the losses the epoch's training steps
+        returned (``step_loss``), taken while the weights changed; the
+        evaluations' values come after the epoch, from its final weights.
+        """
+        h = self.history
+        line = f"epoch {h['epoch'][epoch_index]}: mean training loss of the epoch {h['step_loss'][epoch_index]:.4f}"
+        after = [f"{key.replace('_', ' ')} {values[epoch_index]:.4f}" for key, values in h.items()
+                 if key not in ("epoch", "step_loss") and values]
+        return line + ("; after it: " + ", ".join(after) if after else "")
 
 
 def plot_curves(history, path, title="training curves", target=None):
@@ -99,7 +108,8 @@ def plot_curves(history, path, title="training curves", target=None):
     for ax, suffix, label in ((loss_ax, "loss", "loss"), (acc_ax, "accuracy", "accuracy")):
         for key, values in history.items():
             if key.endswith(suffix) and len(values) == len(epochs):
-                ax.plot(epochs, values, marker="o", markersize=3, label=key.replace("_", " "))
+                curve = "mean training loss of the epoch" if key == "step_loss" else key.replace("_", " ")
+                ax.plot(epochs, values, marker="o", markersize=3, label=curve)
         ax.set_xlabel("epoch")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel(label)

@@ -225,7 +225,7 @@ def test_epoch_curves_evaluate_each_epoch_and_hand_back_a_training_network(demo,
     assert modes == [True] * 6                                  # BatchNorm uses batch statistics every step
     assert curves.history["epoch"] == [1, 2, 3] and len(curves.history["test_accuracy"]) == 3
     assert curves.history["step_loss"][-1] < curves.history["step_loss"][0]
-    assert curves.summary().startswith("epoch 3: step_loss ")
+    assert curves.summary().startswith("epoch 3: mean training loss of the epoch ")
 
 
 def test_train_step_gives_the_same_losses_eager_and_in_graph_mode(demo, digits):
