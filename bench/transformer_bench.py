@@ -63,9 +63,10 @@ def _batch_ms(fn, steps):
     return (time.process_time() - t0) / steps * 1e3
 
 
-def _peer(python, steps):
+def _peer(python, steps, dropout):
     out = subprocess.run([python, os.path.join(HERE, "peer_torch_transformer.py"), "--rounds", "1",
-                          "--steps", str(steps)], capture_output=True, text=True, check=True)
+                          "--steps", str(steps), "--dropout", str(dropout)], capture_output=True, text=True,
+                         check=True)
     torch_ms, floor_ms = (float(v) for v in out.stdout.split()[-2:])
     return torch_ms, floor_ms
 
@@ -92,7 +93,7 @@ def main(rounds=5, steps=5, peer=None, dropout=0.0):
                 t = min(_batch_ms(fn, steps) for _ in range(2))
                 best[name] = min(best.get(name, t), t)
             if peer:
-                t_torch, t_floor = _peer(peer, steps)
+                t_torch, t_floor = _peer(peer, steps, dropout)
                 peer_best["torch"] = min(peer_best.get("torch", t_torch), t_torch)
                 peer_best["floor"] = min(peer_best.get("floor", t_floor), t_floor)
     ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -251,7 +251,7 @@ def test_errors():
         mha(x, x, x, attn_mask=T(np.zeros((3, 3), np.int32)))
     with pytest.raises(ValueError, match=r"should be \(3, 3\)"):
         mha(x, x, x, attn_mask=T(np.zeros((3, 4), bool)))
-    with pytest.raises(ValueError, match=r"must to be \(4, 3, 3\)"):
+    with pytest.raises(ValueError, match=r"should be \(4, 3, 3\)"):
         mha(x, x, x, attn_mask=T(np.zeros((2, 3, 3), bool)))
     with pytest.raises(ValueError, match="unbatched 2D or batched 3D"):
         mha(T(np.zeros((1, 3, 2, 8), np.float32)), x, x)
@@ -259,6 +259,10 @@ def test_errors():
         mha(x, x, x, key_padding_mask=T(np.zeros((2, 4), bool)))
     with pytest.raises(ValueError, match="embed_dim` should be 8"):
         mha(T(np.zeros((3, 2, 4), np.float32)), x, x)
+    with pytest.raises(ValueError, match=r"must to be \(2, 3, 3\)"):
+        mha(x[:, 0], x[:, 0], x[:, 0], attn_mask=T(np.zeros((4, 3, 3), bool)))
+    with pytest.raises(TypeError, match="without"):
+        nn.TransformerEncoder(nn.Dense(8, 8), 2)
     with pytest.raises(ValueError, match="equal to `d_model`"):
         nn.Transformer(8, 2, 1, 1, 16)(x, T(np.zeros((3, 2, 4), np.float32)))
 

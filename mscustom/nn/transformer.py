@@ -246,8 +246,11 @@ class MultiheadAttention(Cell):
                 raise ValueError(f"The shape of the `attn_mask` should be {(tgt_len, src_len)}, "
                                  f"but got {attn_mask.shape}.")
             if attn_mask.ndim == 3 and attn_mask.shape != (bsz * h, tgt_len, src_len):
-                want = (bsz * h, tgt_len, src_len) if batched else (h, tgt_len, src_len)
-                raise ValueError(f"The shape of `attn_mask` must to be {want}, but got {attn_mask.shape}.")
+                if batched:
+                    raise ValueError(f"The shape of the `attn_mask` should be {(bsz * h, tgt_len, src_len)}, "
+                                     f"but got {attn_mask.shape}.")
+                raise ValueError(f"The shape of `attn_mask` must to be {(h, tgt_len, src_len)}, "
+                                 f"but got {attn_mask.shape}.")
         sources, cols = self._project(query, key, value)
         if self.bias_k is not None or self.add_zero_attn:
             sources, attn_mask, key_padding_mask = self._extend_keys(sources, seq, bsz, attn_mask, key_padding_mask)
@@ -448,15 +451,21 @@ class TransformerDecoderLayer(_LayerConfig):
 
 
 # ------------------------------------------------------------------ stacks
+_CONFIG = ("d_model", "nhead", "dim_feedforward", "dropout_num", "activation1", "layernorm_eps", "batch_first",
+           "norm_first", "dtype")
+
+
 def _stack(layer_cls, layer, num_layers, what):
-    if not isinstance(layer, layer_cls):
-        raise TypeError(f"{what}: the layer must be a {layer_cls.__name__}, got {type(layer).__name__}")
     if not isinstance(num_layers, (int, np.integer)) or isinstance(num_layers, bool) or num_layers < 0:
         raise ValueError(f"{what}: num_layers must be a non-negative int, got {num_layers!r}")
+    missing = [a for a in _CONFIG if not hasattr(layer, a)]
+    if missing:
+        raise TypeError(f"{what}: the layer must be a {layer_cls.__name__} (or have its configuration "
+                        f"attributes), got {type(layer).__name__} without {missing}")
     # as MindSpore: a fresh layer of the same configuration, copied num_layers times (the given layer's
     # weights are not used; the copies start equal)
-    fresh = layer_cls(layer.d_model, layer.nhead, layer.dim_feedforward, layer.dropout_num, layer.activation1,
-                      layer.layernorm_eps, layer.batch_first, layer.norm_first, dtype=layer.dtype)
+    config = [getattr(layer, a) for a in _CONFIG]
+    fresh = layer_cls(*config[:-1], dtype=config[-1])
     return CellList([copy.deepcopy(fresh) for _ in range(int(num_layers))])
 
 
