@@ -79,11 +79,11 @@ def run_hang_check(runs, seconds, hogs=2):
                 if code != 0 or result is None:
                     what = "hang (no answer, killed)" if code is None else f"exit {code}"
                     bad.append(f"child {what}: {err[-1500:]}")
-                if bad:
-                    print(f"hang check run {i + 1} {kind} fastcall={int(fast)}: {took:.1f} s, "
-                          f"{len(bad)} fault(s)")
-                    for line in bad[:3]:
-                        print("   ", line)
+                calls = result["calls"] if result else 0
+                print(f"hang check run {i + 1} {kind:<6} fastcall={int(fast)}: child {took:.1f} s, {calls} calls, "
+                      f"{len(bad)} fault(s)", flush=True)
+                for line in bad[:3]:
+                    print("   ", line)
                 faults += len(bad)
     print(f"hang check: {runs} runs of {seconds:g} s per kind under {hogs} busy processes, "
           f"{faults} faults; the slowest child per kind: "
