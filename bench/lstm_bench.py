@@ -159,6 +159,9 @@ def numpy_matmul_ms(rounds=7, number=200):
 
 
 def bench_lstm(report, rounds=7):
+    from mscustom.ops import _loop_loader, _rnn_loops
+    _loop_loader.load()                 # the steady state: every Numba loop loaded before timing
+    _rnn_loops.get()
     ids, labels = lstm_data()
     it, lt = ms.Tensor(ids), ms.Tensor(labels)
     eager_step, eager_params = mscustom_step(ms.PYNATIVE_MODE)

@@ -410,6 +410,17 @@ def bench_gluon():
 
 
 BENCHES["gluon"] = bench_gluon
+
+
+def bench_lstm():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import lstm_bench
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(1):
+        lstm_bench.bench_lstm(report)
+
+
+BENCHES["lstm"] = bench_lstm
 # --------------------------------------------------------------------- eager (PyNative) speed
 def _interleaved_us(base, ours, number, rounds=25):
     """Best-round per-call times (us) of ``base`` and ``ours``, measured in alternating rounds.
