@@ -2,13 +2,15 @@
 
 Run with an interpreter that has MindSpore (not mscustom's)::
 
-    /path/to/venv-ms/bin/python bench/ms_transformer_oracle.py > /tmp/expected.py
-    /path/to/venv-ms/bin/python bench/ms_transformer_oracle.py --checkpoint tests/data/ms210_transformer_encoder_layer.ckpt
+    PY=/path/to/venv-ms/bin/python
+    $PY bench/ms_transformer_oracle.py > /tmp/expected.py
+    $PY bench/ms_transformer_oracle.py --checkpoint tests/data/ms210_transformer_encoder_layer.ckpt > /tmp/ckpt.py
 
 The first prints ``EXPECTED`` (outputs) and ``EXPECTED_GRADS`` (gradients of the
-``GRAD_CASES``) as Python literals for tests/test_transformer_layers.py; the
-second saves a checkpoint of a seeded ``nn.TransformerEncoderLayer(8, 2, 16)``
-and prints its output on the ``encoder_layer_masks`` inputs.
+``GRAD_CASES``) as Python literals; the second saves a checkpoint of a seeded
+``nn.TransformerEncoderLayer(8, 2, 16)`` and prints ``CHECKPOINT_OUTPUT``, its
+output on the ``encoder_layer_masks`` inputs. tests/transformer_expected.py is
+its docstring followed by the two outputs.
 """
 
 import argparse
