@@ -5,8 +5,15 @@ NumPy, measured in the same run with BLAS limited to one thread. Times are
 process CPU time (``time.process_time``): with one thread it equals the
 compute time, and other programs on a shared machine do not inflate it.
 Imported by ``bench/run.py`` (``--only graph``); runnable alone too.
+
+Graph rows replay with elementwise fusion's kernels compiled at recording
+(``MSCUSTOM_FUSE=now``: the steady state of a long run); each also has a
+"fusion off" row, measured in the same alternating rounds. Two more rows time
+model steps made mostly of elementwise work (an MLP with GELU and LayerNorm,
+a Transformer encoder layer) against their unfused replay.
 """
 
+import os
 import time
 
 import numpy as np
@@ -45,6 +52,29 @@ def _interleaved_ms(fns, rounds=7):
     return best
 
 
+def _fusion(value):
+    """A round's setup: records made next take ``MSCUSTOM_FUSE=value`` (read when a record is made)."""
+    def setup():
+        os.environ["MSCUSTOM_FUSE"] = value
+    return setup
+
+
+def _graph_mode():
+    ms.set_context(mode=ms.GRAPH_MODE)
+
+
+def _pynative_mode():
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def _with_fusion(fns, name, fn, steps, *setup):
+    """Add ``name`` (fused kernels compiled at recording) and ``name + "_off"`` (fusion off) to ``fns``;
+    ``fn(off)`` gives each its own compiled function (records are per function)."""
+    fns[name] = (fn(False), steps, *setup, _fusion("now"))
+    fns[name + "_off"] = (fn(True), steps, *setup, _fusion("off"))
+    return fns
+
+
 # ------------------------------------------------------------------ MLP 784-256-128-10, batch 64, SGD
 def _mscustom_mlp_step(mode):
     ms.set_context(mode=mode)
@@ -64,14 +94,17 @@ def bench_mlp(report):
               for s in ((256, 784), (256,), (128, 256), (128,), (10, 128), (10,))]
     xt, yt = ms.Tensor(x), ms.Tensor(y)
     eager_step = _mscustom_mlp_step(ms.PYNATIVE_MODE)
-    graph_step = _mscustom_mlp_step(ms.GRAPH_MODE)
-    t = _interleaved_ms({"np": (lambda: numpy_mlp_step(params, x, y, 0.01), 20),
-                         "eager": (lambda: eager_step(xt, yt), 20, lambda: ms.set_context(mode=ms.PYNATIVE_MODE)),
-                         "graph": (lambda: graph_step(xt, yt), 20, lambda: ms.set_context(mode=ms.GRAPH_MODE))})
+    graph_steps = [_mscustom_mlp_step(ms.GRAPH_MODE) for _ in range(2)]
+    fns = {"np": (lambda: numpy_mlp_step(params, x, y, 0.01), 20),
+           "eager": (lambda: eager_step(xt, yt), 20, _pynative_mode)}
+    _with_fusion(fns, "graph", lambda off: lambda s=graph_steps[off]: s(xt, yt), 20, _graph_mode)
+    t = _interleaved_ms(fns)
     ms.set_context(mode=ms.PYNATIVE_MODE)
     t_np, t_eager, t_graph = t["np"], t["eager"], t["graph"]
     report("MLP 784-256-128-10 SGD step, graph", t_graph, "ms", "NumPy step by hand", t_np,
            "<= 1.0x by hand", t_graph <= 1.0 * t_np)
+    report("MLP 784-256-128-10 SGD step, graph fusion off", t["graph_off"], "ms", "NumPy step by hand", t_np,
+           "(before fusion)", True)
     report("MLP 784-256-128-10 SGD step, eager", t_eager, "ms", "NumPy step by hand", t_np,
            "<= 1.3x by hand", t_eager <= 1.3 * t_np)
 
@@ -95,6 +128,7 @@ def bench_lenet(report):
     xt, yt = ms.Tensor(x), ms.Tensor(y)
     eager_step, eager_params = _lenet(ms.PYNATIVE_MODE)
     graph_step, graph_params = _lenet(ms.GRAPH_MODE)
+    graph_off, _ = _lenet(ms.GRAPH_MODE)
     hand = [p.asnumpy().copy() for p in eager_params]
     for p, h in zip(graph_params, hand):
         p.set_data(ms.Tensor(h))
@@ -109,13 +143,16 @@ def bench_lenet(report):
     for pe, pg, h in zip(eager_params, graph_params, hand):
         assert np.allclose(pe.asnumpy(), h, rtol=1e-3, atol=1e-5)
         assert np.allclose(pg.asnumpy(), h, rtol=1e-3, atol=1e-5)
-    t = _interleaved_ms({"np": (lambda: numpy_lenet_step(hand, x, y, np.float32(0.01)), 5),
-                         "eager": (lambda: eager_step(xt, yt), 5, lambda: ms.set_context(mode=ms.PYNATIVE_MODE)),
-                         "graph": (lambda: graph_step(xt, yt), 5, lambda: ms.set_context(mode=ms.GRAPH_MODE))})
+    fns = {"np": (lambda: numpy_lenet_step(hand, x, y, np.float32(0.01)), 5),
+           "eager": (lambda: eager_step(xt, yt), 5, _pynative_mode)}
+    _with_fusion(fns, "graph", lambda off: lambda s=(graph_off if off else graph_step): s(xt, yt), 5, _graph_mode)
+    t = _interleaved_ms(fns)
     ms.set_context(mode=ms.PYNATIVE_MODE)
     t_np, t_eager, t_graph = t["np"], t["eager"], t["graph"]
     report("LeNet-like CNN SGD step, batch 32, graph", t_graph, "ms", "NumPy step by hand", t_np,
            "<= 1.0x by hand", t_graph <= 1.0 * t_np)
+    report("LeNet-like CNN SGD step, batch 32, graph fusion off", t["graph_off"], "ms", "NumPy step by hand", t_np,
+           "(before fusion)", True)
     report("LeNet-like CNN SGD step, batch 32, eager", t_eager, "ms", "NumPy step by hand", t_np,
            "<= 1.3x by hand", t_eager <= 1.3 * t_np)
 
@@ -146,13 +183,14 @@ def bench_toy(report):
     x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((8, 16), (16, 16), (16,)))
     xt, wt, bt = ms.Tensor(x), ms.Tensor(w), ms.Tensor(b)
     grad_fn = ms.value_and_grad(_toy, grad_position=(1, 2))
-    graph_fn = ms.jit(grad_fn)
-    t = _interleaved_ms({"np": (lambda: _numpy_toy_fwd_bwd(x, w, b), 500),
-                         "eager": (lambda: grad_fn(xt, wt, bt), 100),
-                         "graph": (lambda: graph_fn(xt, wt, bt), 500)})
+    fns = {"np": (lambda: _numpy_toy_fwd_bwd(x, w, b), 500), "eager": (lambda: grad_fn(xt, wt, bt), 100)}
+    _with_fusion(fns, "graph", lambda off: lambda g=ms.jit(grad_fn): g(xt, wt, bt), 500)
+    t = _interleaved_ms(fns)
     t_np, t_eager, t_graph = t["np"], t["eager"], t["graph"]
     report("10-op toy network fwd+bwd, graph", t_graph * 1e3, "us", "NumPy fwd+bwd by hand", t_np * 1e3,
            "<= 1.5x by hand", t_graph <= 1.5 * t_np)
+    report("10-op toy network fwd+bwd, graph fusion off", t["graph_off"] * 1e3, "us", "NumPy fwd+bwd by hand",
+           t_np * 1e3, "(before fusion)", True)
     report("10-op toy network fwd+bwd, eager", t_eager * 1e3, "us", "NumPy fwd+bwd by hand", t_np * 1e3,
            "(no target)", True)
 
@@ -184,12 +222,73 @@ def bench_custom_grad(report):
            t_np * 1e3, "<= 2x by hand", t_graph <= 2 * t_np)
 
 
+# ------------------------------------------------------------------ steps made mostly of elementwise work
+def _gelu_mlp():
+    ms.set_seed(0)
+    net = nn.SequentialCell(nn.Dense(256, 512), nn.GELU(approximate=False), nn.LayerNorm((512,)),
+                            nn.Dense(512, 512), nn.GELU(), nn.LayerNorm((512,)), nn.Dense(512, 10))
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), 0.01))
+    step.set_train()
+    return step
+
+
+def _encoder():
+    """One Transformer encoder layer (batch 16, sequence 64, d_model 128, 4 heads, feed-forward 512) under
+    a squared-error loss, SGD."""
+    ms.set_seed(0)
+
+    class Loss(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.layer = nn.TransformerEncoderLayer(128, 4, dim_feedforward=512, dropout=0.0, batch_first=True)
+
+        def construct(self, x, target):
+            return ((self.layer(x) - target) ** 2).mean()
+
+    net = Loss()
+    step = nn.TrainOneStepCell(net, nn.SGD(net.trainable_params(), 0.01))
+    step.set_train()
+    return step
+
+
+def bench_elementwise_models(report):
+    rng = np.random.default_rng(5)
+    cases = [("MLP 256-512-512-10 GELU+LayerNorm step, batch 128", _gelu_mlp, 5,
+              (ms.Tensor(rng.standard_normal((128, 256)).astype(np.float32)),
+               ms.Tensor(rng.integers(0, 10, 128).astype(np.int32)))),
+             ("Transformer encoder layer SGD step", _encoder, 2,
+              (ms.Tensor(rng.standard_normal((16, 64, 128)).astype(np.float32) * 0.5),
+               ms.Tensor(rng.standard_normal((16, 64, 128)).astype(np.float32) * 0.5)))]
+    for name, make, n, args in cases:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        eager = make()
+        ms.set_context(mode=ms.GRAPH_MODE)
+        graphs = [make(), make()]
+        fns = {"eager": (lambda s=eager: s(*args), n, _pynative_mode)}
+        _with_fusion(fns, "graph", lambda off: lambda s=graphs[off]: s(*args), n, _graph_mode)
+        t = _interleaved_ms(fns)
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        report(f"{name}, graph", t["graph"], "ms", "graph, fusion off", t["graph_off"],
+               "<= 1.0x unfused", t["graph"] <= t["graph_off"])
+        report(f"{name}, eager", t["eager"], "ms", "graph, fusion off", t["graph_off"], "(no target)", True)
+
+
 def bench_graph(report):
-    with threadpool_limits(1):
-        bench_mlp(report)
-        bench_lenet(report)
-        bench_toy(report)
-        bench_custom_grad(report)
+    saved = os.environ.get("MSCUSTOM_FUSE")
+    os.environ["MSCUSTOM_FUSE"] = "now"         # records made outside the rounds' setups: the steady state
+    try:
+        with threadpool_limits(1):
+            bench_mlp(report)
+            bench_lenet(report)
+            bench_toy(report)
+            bench_custom_grad(report)
+            bench_elementwise_models(report)
+    finally:
+        if saved is None:
+            os.environ.pop("MSCUSTOM_FUSE", None)
+        else:
+            os.environ["MSCUSTOM_FUSE"] = saved
 
 
 if __name__ == "__main__":
