@@ -88,6 +88,7 @@ from ..._numba_private import forksafe as _numba_forksafe
 from ..._core import kernelguard as _kernelguard
 from . import _common, _forksafe, _guards
 from ._arity import kernel_arity
+from ._buildlog import logs_jit_build
 from .kind import make_entry, register_kind
 from .rules import BIG, positional_range
 
@@ -345,6 +346,7 @@ class JitFunction:
         except Exception as exc:
             raise TypeError(f"op '{self.op_name}': Numba cannot wrap jit kernel '{self.kname}': {exc}") from exc
 
+    @logs_jit_build
     def compile(self, types, checked=False):
         """The compiled entry point for ``types`` (Numba's dispatch skipped on every call)."""
         from numba.core.errors import NumbaError, NumbaWarning

@@ -40,6 +40,7 @@ import warnings
 import numpy as np
 
 from ..._core.kernel import match_row, select_kernel
+from ...log import logger as _log
 from ._common import GROUPS_KEY
 
 __all__ = ["CASTS", "select", "KernelCasts", "no_casts"]
@@ -263,6 +264,7 @@ class KernelCasts:
         """Warn, unless every cast is a float16 computed in float32 (a jit kernel's float16 row on the CPU)."""
         widened = self.widen16 and all(self.in_from[i] == _F16 and t == _F32 for i, t in self.inputs) and \
             all(f == _F32 and t == _F16 for _, f, t in self.outputs)
+        _log.info("%s", self.message())          # widened float16 too, which warns nobody
         if not widened:
             warnings.warn(self.message(), UserWarning, stacklevel=_caller_level())
 

@@ -49,6 +49,8 @@ import time
 import warnings
 from pathlib import Path
 
+from ....log import logger as _log
+
 __all__ = ["build_library", "cache_dir", "verify_entry", "SOURCE_SUFFIXES", "INCLUDE_DIR", "stats"]
 
 SOURCE_SUFFIXES = {".c": "c", ".cc": "c++", ".cpp": "c++", ".cxx": "c++", ".cu": "cuda"}
@@ -132,18 +134,24 @@ def build_library(source, *, cache=None, extra_flags=(), cxx11_abi=0, op_name=No
     target = directory / f"{source.stem}-{digest.hexdigest()[:24]}.so"
     if verify_entry(target):
         stats["hits"] += 1
+        _log.info("%saot source '%s' loaded from the build cache: %s", who, source, target)
         return target
     _ensure_dir(directory, who)
     with _thread_lock(target), _FileLock(Path(f"{target}.lock"), who):
         if verify_entry(target):                           # another builder published it meanwhile
             stats["hits"] += 1
+            _log.info("%saot source '%s' loaded from the build cache (built by another process): %s", who,
+                      source, target)
             return target
         if target.exists() or Path(f"{target}.sum").exists():
             stats["healed"] += 1                           # a corrupt or half-published entry
         _discard(target)
         _clean_dead_temps(directory)
+        t0 = time.perf_counter()
         _compile(compiler, flags, source, code, lang, target, who)
         stats["compiles"] += 1
+        _log.info("%saot source '%s' compiled with %s in %.1f ms: %s", who, source, compiler,
+                  (time.perf_counter() - t0) * 1e3, target)
     return target
 
 

@@ -17,10 +17,13 @@ import os
 import sys
 import tempfile
 import threading
+import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+
+from .._buildlog import log_build, numba_counts, numba_outcome
 
 __all__ = ["cache_dir", "load_module", "cpu_function", "numba_array_types"]
 
@@ -87,6 +90,7 @@ def cpu_function(source, stem, fname, parallel, argtypes):
             except RuntimeError:
                 dispatcher = numba.njit(parallel=parallel)(py)
             mod.__dict__.setdefault("_mscustom_dispatchers", {})[fname] = dispatcher
+    before, t0 = numba_counts(dispatcher), time.perf_counter()
     fn = _numba_cache.load_cached(dispatcher, argtypes)
     if fn is None:
         with warnings.catch_warnings():
@@ -95,5 +99,7 @@ def cpu_function(source, stem, fname, parallel, argtypes):
                 fn = dispatcher.compile(argtypes)
             except (ImportError, EOFError, AttributeError):     # an unreadable cache entry: compile afresh
                 fn = numba.njit(parallel=parallel)(getattr(mod, fname)).compile(argtypes)
+    log_build(f"hybrid kernel '{fname}'", numba_outcome(before, numba_counts(dispatcher)), argtypes,
+              time.perf_counter() - t0)
     _COMPILED[key] = fn
     return fn
