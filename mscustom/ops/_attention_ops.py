@@ -80,6 +80,7 @@ def _qkv(attrs, srcs):
 
 
 def _mask_views(attrs, masks):
+    """(mode, mask reshaped to its view shape) per mask input: arrays that broadcast against the scores."""
     out = []
     for m, (mode, shape) in zip(masks, attrs["masks"]):
         if shape is not None:
