@@ -50,3 +50,7 @@ __all__ += ["communication", "ParallelMode", "set_auto_parallel_context", "get_a
 from . import parallel  # noqa: E402  (mindspore.parallel.distributed.DistributedDataParallel)
 from . import device_context  # noqa: E402  (mindspore.device_context.cpu.op_tuning.threads_num)
 __all__ += ["device_context"]
+# MindSpore's profiler (ms.Profiler, ms.profiler.profile / schedule) and log (ms.log, set by GLOG_v).
+from . import log, profiler  # noqa: E402
+from .profiler import Profiler  # noqa: E402
+__all__ += ["log", "profiler", "Profiler"]

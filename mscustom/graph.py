@@ -41,16 +41,20 @@ Example::
 
 import collections
 import functools
+import logging
 import warnings
 
 import numpy as np
 
 from . import context as _context
+from ._core import replay_probe as _probe, trace as _trace
 from ._core.capture import Capture, GuardMiss, capturing
+from ._core.dispatch import TIMING as _TIMING
 from ._core.fastcall import signature_key
 from ._core.guards import ModesMiss, StaleRecord
 from ._core.replay import Record
 from ._core.tape import STATE
+from .log import logger as _log
 from .tensor import Tensor
 
 __all__ = ["jit", "GraphFunction", "GraphFallbackWarning", "MAX_SIGNATURES"]
@@ -202,7 +206,7 @@ class GraphFunction:
         if st.capture is not None or st.depth or self.eager_reason is not None:
             self.stats["eager"] += 1
             return self.fn(*args, **kwargs)
-        key = None
+        key = why = None                         # why: what made the records miss (for the log)
         if not kwargs and self.cell is None:     # the common case, plain tensors only: one C call
             key = signature_key(args, Tensor, _settings["device_target"])
             flat = args
@@ -224,13 +228,17 @@ class GraphFunction:
                     self.stats["eager"] += 1
                     return self.fn(*args, **kwargs)
                 try:
-                    outs = rec.run(arrays)        # the function's result, rebuilt by the replay
+                    # the function's result, rebuilt by the replay (every step timed while anyone times)
+                    outs = rec.run(arrays) if not _TIMING[0] else _probe.timed_run(rec, self.name)(arrays)
                 except GuardMiss as miss:
                     missed = rec.steps[miss.args[0]].where
+                    why = "the tensor value read into Python at %s:%s differs from the recorded one" % missed
                     continue
                 except ModesMiss:               # recorded for other training flags: try the next variant
+                    why = "a Cell's training flag differs from the recorded ones"
                     continue
-                except StaleRecord:             # checked before any step ran: record afresh
+                except StaleRecord as stale:    # checked before any step ran: record afresh
+                    why = f"the record is stale: {stale}"
                     variants.remove(rec)
                     self.stats["stale"] = self.stats.get("stale", 0) + 1
                     break
@@ -250,9 +258,38 @@ class GraphFunction:
                               f"for all {len(variants)} recorded values)", missed)
                 self.stats["eager"] += 1
                 return self.fn(*args, **kwargs)
-        return self._record(key, flat, args, kwargs)
+        return self._record_traced(key, flat, args, kwargs, why)
 
     # ----------------------------------------------------------------- recording
+    def _record_traced(self, key, flat, args, kwargs, why):
+        """``_record``, logged (INFO: what was recorded and why; DEBUG: its guards, its first replay) and
+        reported to a recording profiler as one ``record`` event around the op calls it made."""
+        t0 = _trace.now()
+        if why is None:
+            why = "its first call" if not self.records else "a new input signature (shapes, dtypes, values)"
+        before = self.records.get(key)
+        before = before[-1] if before else None
+        out = self._record(key, flat, args, kwargs)
+        if _trace.ACTIVE[0] is not None:
+            _trace.add(self.name, "record", t0, {"why": why})
+        if _log.isEnabledFor(logging.INFO):
+            after = self.records.get(key)
+            if after and after[-1] is not before:      # a record was made (not a fallback to eager)
+                self._log_record(after[-1], why, (_trace.now() - t0) / 1e6)
+        return out
+
+    def _log_record(self, rec, why, ms):
+        kinds = collections.Counter(st.kind for st in rec.steps)
+        _log.info("ms.jit: recorded '%s' (%s) in %.1f ms: %d kernel call(s), %d effect(s), %d host op(s), "
+                  "%d guard(s); later calls with this signature replay it", self.name, why, ms, kinds["kernel"],
+                  kinds["effect"], kinds["host"], kinds["guard"])
+        if _log.isEnabledFor(logging.DEBUG):
+            for st in rec.steps:
+                if st.kind == "guard":
+                    _log.debug("ms.jit: '%s' is guarded by the value read into Python at %s:%s (recorded: %r)",
+                               self.name, st.where[0], st.where[1], st.value)
+            rec.run = _first_replay_logged(rec, self.name)
+
     def _record(self, key, flat, args, kwargs):
         cap = Capture(flat)
         with capturing(cap):
@@ -305,6 +342,7 @@ class GraphFunction:
         self.eager_reason = reason
         self.records.clear()
         msg = f"ms.jit: '{self.name}' runs eagerly from now on: {reason}"
+        _log.info("%s", msg)
         if where is not None:
             warnings.warn_explicit(msg, GraphFallbackWarning, where[0], where[1])
         else:
@@ -314,6 +352,18 @@ class GraphFunction:
         """Forget every record (and a fallback to eager): the next call records again."""
         self.records.clear()
         self.eager_reason = None
+
+
+def _first_replay_logged(rec, name):
+    """``rec.run`` that logs its first call (DEBUG), then puts the plain function back."""
+    run = rec.run
+
+    def first(arrays):
+        _log.debug("ms.jit: replaying '%s' (%d steps)", name, len(rec.steps))
+        if rec.run is first:
+            rec.run = run
+        return run(arrays)
+    return first
 
 
 def jit(function=None, *, capture_mode="ast", jit_level=None, dynamic=0, fullgraph=False, backend="",

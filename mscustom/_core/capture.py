@@ -31,6 +31,7 @@ import contextlib
 import os
 import sys
 
+from . import trace as _trace
 from .tape import STATE
 
 __all__ = ["Capture", "Step", "capturing", "suspended", "active", "effect", "check", "host_op", "host_fallback",
@@ -217,7 +218,10 @@ def effect(fn, *tensors):
     place outside the ops, so graph mode repeats it.
     """
     cap = STATE.capture
+    t0 = _trace.now() if _trace.ACTIVE[0] is not None else None     # a profiler records: one event
     result = fn(*[t._data for t in tensors])
+    if t0 is not None:
+        _traced(fn, "effect", t0, tensors)
     if cap is not None:
         cap.add_effect(fn, tensors)
     return result
@@ -230,7 +234,10 @@ def check(fn, *tensors):
     range, indices valid), so a replay with bad values raises as eager does.
     """
     cap = STATE.capture
+    t0 = _trace.now() if _trace.ACTIVE[0] is not None else None
     result = fn(*[t._data for t in tensors])
+    if t0 is not None:
+        _traced(fn, "check", t0, tensors)
     if cap is not None:
         cap.steps.append(Step("check", [cap.slot(t) for t in tensors], [], fn=fn))
     return result
@@ -244,11 +251,19 @@ def host_op(fn, inputs, wrap):
     so each replay computes fresh ones.
     """
     cap = STATE.capture
+    t0 = _trace.now() if _trace.ACTIVE[0] is not None else None
     arrays = fn(*[t._data for t in inputs])
+    if t0 is not None:
+        _traced(fn, "host", t0, inputs)
     outs = [wrap(a) for a in arrays]
     if cap is not None:
         cap.add_host(fn, inputs, outs)
     return outs
+
+
+def _traced(fn, cat, t0, tensors):
+    """Report one eager effect, check or host op to the recording profiler (as a replay reports its step)."""
+    _trace.add(_trace.label_of(fn), cat, t0, {"shapes": [list(t._data.shape) for t in tensors]})
 
 
 def host_fallback(compute, tensors, wrap):

@@ -15,6 +15,7 @@ import weakref
 
 import numpy as np
 
+from .._core import trace as _trace
 from ..tensor import Tensor
 from . import config
 
@@ -88,6 +89,7 @@ class _Iterator:
         return self
 
     def __next__(self):
+        t0 = _trace.now() if _trace.ACTIVE[0] is not None else None     # a profiler records: time the row
         if self._finished:
             raise StopIteration
         item = self._queue.get()
@@ -101,7 +103,10 @@ class _Iterator:
             self._finished = True
             self.stop()
             raise item.exc
-        return self._convert(item)
+        row = self._convert(item)
+        if t0 is not None:
+            _trace.add("GetNext", "data", t0, {"columns": list(self._columns)})
+        return row
 
     def _value(self, array):
         if self._output_numpy:

@@ -93,13 +93,15 @@ class custom_op_usage:
     On exit, ``report()`` lists each kernel that ran in the block with the
     calls and seconds spent there (kernels of ops that were deleted before the
     block ended are not listed). Kernel calls are timed while the block is
-    open (outside such blocks they are only counted).
+    open (outside such blocks they are only counted), graph replays included:
+    while a block is open, replays run with each step timed. ``print(usage)``
+    shows the text report.
 
     Example::
 
         with ops.custom_op_usage() as usage:
             train(net)
-        print(usage.report(format="text"))
+        print(usage)                    # usage.report(format="text"); usage.report() gives the rows
     """
 
     def __init__(self):
@@ -135,3 +137,11 @@ class custom_op_usage:
         if self._rows is None:
             raise RuntimeError("custom_op_usage: report() is available after the with block ends")
         return _format_rows(list(self._rows), format)
+
+    def __str__(self):
+        """The text report (``print(usage)``), or a note while the block is still open."""
+        if self._rows is None:
+            return "custom_op_usage: (the report is ready when the with block ends)"
+        return self.report(format="text")
+
+    __repr__ = __str__
