@@ -1,8 +1,9 @@
 # mscustom -- build, test and demo entry points (GNU make).
 #
 #   make kernels   build the example AOT kernels into aot_kernels/build/
-#   make fastcall  build ops.Custom's compiled call path (mscustom/_core/_fastcall*.so) and the
-#                  compiled backward walk (mscustom/_core/_fastwalk*.so)
+#   make fastcall  build ops.Custom's compiled call path (mscustom/_core/_fastcall*.so), the
+#                  compiled backward walk (mscustom/_core/_fastwalk*.so) and the kernel guard
+#                  (mscustom/_core/_kernelguard*.so)
 #   make venv      create .venv with mscustom in editable mode and what the tests need (extras test,
 #                  dist: mpi4py + the MPICH wheel, so .venv/bin/mpiexec exists; gpu where it installs)
 #   make test      the same environment, then run the test suite (PYTEST_ARGS="-k foo" to filter)
@@ -146,7 +147,16 @@ $(FASTWALK_SO): $(FASTWALK_SRC) $(STAMP)
 	$(CC) $(CFLAGS_EXT) -I"$$($(VENV_PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
 	  -I"$$($(VENV_PY) -c 'import numpy; print(numpy.get_include())')" -o $@ $(FASTWALK_SRC)
 
-fastcall: $(FASTCALL_SO) $(FASTWALK_SO)
+# Guard pages for kernels' checked calls and crash reports naming the kernel (mscustom/_core/_kernelguard.c);
+# without it the checked calls use guard zones in plain memory and crashes name no kernel.
+KGUARD_SRC := mscustom/_core/_kernelguard.c
+KGUARD_SO := mscustom/_core/_kernelguard$(EXT_SUFFIX)
+
+$(KGUARD_SO): $(KGUARD_SRC) $(STAMP)
+	$(CC) $(CFLAGS_EXT) -I"$$($(VENV_PY) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
+	  -o $@ $(KGUARD_SRC)
+
+fastcall: $(FASTCALL_SO) $(FASTWALK_SO) $(KGUARD_SO)
 
 # --- Entry points ----------------------------------------------------------
 
@@ -168,4 +178,4 @@ reliability: $(TEST_STAMP) kernels fastcall
 	$(VENV_PY) bench/reliability.py
 
 clean:
-	rm -rf $(KBUILD) $(FASTCALL_SO) $(FASTWALK_SO)
+	rm -rf $(KBUILD) $(FASTCALL_SO) $(FASTWALK_SO) $(KGUARD_SO)
