@@ -114,9 +114,9 @@ def test_max_pool_indices(tmp_path):
 def test_refusals(tmp_path):
     net = nn.Dense(3, 2)
     x = T((1, 3))
-    with pytest.raises(ValueError, match="file_format 'MINDIR' is MindSpore's own format, which mscustom does not "
-                                         "write; use file_format=\"ONNX\""):
-        ms.export(net, x, file_name=str(tmp_path / "a"), file_format="MINDIR")
+    with pytest.raises(ValueError, match="file_format 'AIR' is MindSpore's Ascend format, which mscustom does not "
+                                         "write; use file_format=\"MINDIR\""):
+        ms.export(net, x, file_name=str(tmp_path / "a"), file_format="AIR")
     with pytest.raises(ValueError, match=r"For 'export', 'file_format' must be one of \['AIR', 'ONNX', 'MINDIR'\], "
                                          "but got FOO."):
         ms.export(net, x, file_name=str(tmp_path / "a"), file_format="FOO")

@@ -52,6 +52,7 @@ from . import functional as F
 from . import _rnn_loops
 from ._builtin import defop
 from ._math_ops import matmul_t as _matmul_t
+from ._rnn_mindir import mindir_form
 from ._rnn_onnx import onnx_form
 
 __all__ = ["lstm_sequence", "gru_sequence", "rnn_sequence", "KINDS"]
@@ -572,6 +573,7 @@ for _kind in KINDS:
                         doc=f"a whole {_kind.upper()} recurrence over the steps of gi (see mscustom/ops/_rnn_ops.py)")
     _OPS[_kind].set_attr("FGradientNeeds", True)
     _OPS[_kind].set_attr("FOnnx", onnx_form(_kind, lambda attrs, k=_kind: _positions(k, attrs)))
+    _OPS[_kind].set_attr("FMindIR", mindir_form(_kind, lambda attrs, k=_kind: _positions(k, attrs)))
     _GRAD_OPS[_kind] = defop(f"{_kind}_sequence_grad", None, lambda a, i, k=_kind: _backward(k, a, i),
                              _backward_shape(_kind), _backward_type(_kind), None,
                              num_outputs={"lstm": 3, "gru": 3, "rnn": 2}[_kind],

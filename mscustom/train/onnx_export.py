@@ -9,8 +9,9 @@ network returned. The network should be in inference mode (``set_train(False)``)
 a step that changes state in place (BatchNorm's moving statistics, an optimizer
 update) or draws random numbers (Dropout in training) has no ONNX form.
 
-A Custom op or any op without an ONNX form is refused by name; "MINDIR" and
-"AIR" (MindSpore's own formats) are refused with a pointer to "ONNX".
+A Custom op or any op without an ONNX form is refused by name. ``"MINDIR"``
+goes to ``mindir_export.py`` (MindSpore's own model file); ``"AIR"``
+(MindSpore's Ascend format) is refused with a pointer to the other two.
 
 Example::
 
@@ -250,25 +251,31 @@ def _flat(out):
 
 
 def export(net, *inputs, file_name, file_format, **kwargs):
-    """Write ``net`` run on ``inputs`` as ``file_name`` + ".onnx" (``file_format="ONNX"``).
+    """Write ``net`` run on ``inputs`` as ``file_name`` + ".onnx" (``file_format="ONNX"``) or + ".mindir"
+    (``file_format="MINDIR"``, see ``mindir_export.py``); returns the path written.
 
     Example::
 
         ms.export(net, x, file_name="model", file_format="ONNX")      # model.onnx
+        ms.export(net, x, file_name="model", file_format="MINDIR")    # model.mindir
     """
     if file_format not in _FORMATS:
         raise ValueError(f"For 'export', 'file_format' must be one of {_FORMATS}, but got {file_format}.")
-    if file_format != "ONNX":
-        raise ValueError(f"ms.export: file_format {file_format!r} is MindSpore's own format, which mscustom does "
-                         "not write; use file_format=\"ONNX\" (runs in onnxruntime and converts to most runtimes)")
+    if file_format == "AIR":
+        raise ValueError("ms.export: file_format 'AIR' is MindSpore's Ascend format, which mscustom does not "
+                         "write; use file_format=\"MINDIR\" (loads in MindSpore) or \"ONNX\" (runs in "
+                         "onnxruntime and converts to most runtimes)")
     if kwargs:
         raise TypeError(f"ms.export: unsupported keyword argument(s) {sorted(kwargs)} (mscustom writes plain "
-                        "ONNX: no encryption, no dataset preprocessing)")
+                        f"{file_format}: no encryption, no dataset preprocessing)")
     if not isinstance(file_name, str) or not file_name:
         raise TypeError(f"ms.export: file_name must be a non-empty str, got {file_name!r}")
     if not inputs or not all(isinstance(t, Tensor) for t in inputs):
         raise TypeError("ms.export: give the network's example inputs as Tensors after net, e.g. "
-                        "ms.export(net, ms.Tensor(x), file_name=..., file_format=\"ONNX\")")
+                        f"ms.export(net, ms.Tensor(x), file_name=..., file_format=\"{file_format}\")")
+    if file_format == "MINDIR":
+        from .mindir_export import export_mindir
+        return export_mindir(net, inputs, file_name)
     try:
         import onnx
     except ImportError:
