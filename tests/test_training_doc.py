@@ -12,7 +12,7 @@ BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
 
 
 def test_the_guide_has_its_blocks():
-    assert len(BLOCKS) == 7
+    assert len(BLOCKS) == 8
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
