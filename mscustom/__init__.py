@@ -41,6 +41,9 @@ __all__ += ["bfloat16", "amp", "mutable"]
 from .train import export  # noqa: E402  (ms.export(net, *inputs, file_name=..., file_format="ONNX"))
 __all__ += ["export"]
 from .tensor import tensor  # noqa: E402  (ms.tensor(...), the function form of Tensor)
+from .tensor import from_numpy  # noqa: E402  (ms.from_numpy(array): shares the array's memory)
+from .dtype import dtype_to_nptype, dtype_to_pytype, pytype_to_dtype  # noqa: E402
+__all__ += ["from_numpy", "dtype_to_nptype", "dtype_to_pytype", "pytype_to_dtype"]
 # Data parallel over MPI (mindspore.communication, the auto-parallel context).
 from . import communication
 from .parallel_context import (ParallelMode, set_auto_parallel_context, get_auto_parallel_context,

@@ -129,3 +129,40 @@ bfloat16 = DType("bfloat16", _ml_dtypes.bfloat16)
 _BY_NUMPY[bfloat16.np_dtype] = bfloat16
 _BY_NAME["bfloat16"] = bfloat16
 __all__.append("bfloat16")
+
+
+# ------------------------------------------------------------------ MindSpore's conversion functions
+_PYTYPES = {bool: bool_, int: int64, float: float64}
+
+
+def dtype_to_nptype(type_):
+    """``ms.dtype_to_nptype``: the NumPy scalar type of an mscustom dtype (``ms.float16`` -> ``np.float16``)."""
+    if not isinstance(type_, DType):
+        raise TypeError(f"dtype_to_nptype: expected an mscustom dtype such as ms.float32, got {type_!r}")
+    return type_.np_dtype.type
+
+
+def pytype_to_dtype(obj):
+    """``ms.pytype_to_dtype``: the dtype of a Python type (int -> int64, float -> float64, bool -> bool_),
+    of a NumPy type or dtype, or an mscustom dtype itself."""
+    if isinstance(obj, DType):
+        return obj
+    if obj in _PYTYPES:
+        return _PYTYPES[obj]
+    try:
+        return from_numpy(obj)
+    except TypeError:
+        raise TypeError(f"pytype_to_dtype: expected int, float, bool, a NumPy type or an mscustom dtype, "
+                        f"got {obj!r}") from None
+
+
+def dtype_to_pytype(type_):
+    """``ms.dtype_to_pytype``: the Python type of a dtype's values (floats -> float, integers -> int,
+    bool_ -> bool)."""
+    if not isinstance(type_, DType):
+        raise TypeError(f"dtype_to_pytype: expected an mscustom dtype such as ms.float32, got {type_!r}")
+    kind = type_.np_dtype.kind
+    return bool if kind == "b" else int if kind in "iu" else float
+
+
+__all__ += ["dtype_to_nptype", "pytype_to_dtype", "dtype_to_pytype"]

@@ -742,6 +742,15 @@ def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False, 
     return Tensor(input_data, dtype=dtype, shape=shape, init=init)
 
 
+def from_numpy(array):
+    """``ms.from_numpy(array)``: a Tensor sharing ``array``'s memory (a copy only when the array is not
+    C-contiguous), as in MindSpore: writes to the array show in the Tensor."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy: expected a NumPy array, got {type(array).__name__}")
+    _dt.from_numpy(array.dtype)                     # refuses a dtype mscustom has not, naming it
+    return Tensor._wrap(array if array.flags.c_contiguous else np.ascontiguousarray(array))
+
+
 # Operators whose functional form takes ``(self, other)`` in that order are bound to the published
 # function itself (``Tensor.__mul__`` is ``ops.mul``): one Python frame less per call; ``sum`` to the
 # ops layer's ``tensor_sum``, which calls the reduction at once in the common case and this method

@@ -200,16 +200,31 @@ def reduce_sum(x, axis=None, keep_dims=False):
     return call(_REDUCE_SUM, (x,), {"axis": axis_attr(axis), "keep_dims": bool(keep_dims)})
 
 
-def sum(x, axis=None, keepdims=False):  # noqa: A001 - MindSpore's name
-    """``ops.sum``: the sum over ``axis``; bool and integer inputs other than int64 sum to int64, as
-    in MindSpore (``ops.ReduceSum`` keeps the integer dtype)."""
-    if type(x) is not Tensor:
-        x = tensor_arg(x, "sum")
-    if axis is None and keepdims is False and x._data.dtype.kind == "f":
-        return call(_REDUCE_SUM, (x,), _ALL_AXES)       # the commonest call: a float sum of everything
-    if x._data.dtype.kind in "biu" and x._data.dtype != np.int64 and x._data.dtype != np.uint64:
-        x = F.cast(x, _dt.int64)
-    return call(_REDUCE_SUM, (x,), {"axis": axis_attr(axis), "keep_dims": bool(keepdims)})   # reduce_sum's call
+def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):  # noqa: A001,A002
+    """``ops.sum(input, dim=None, keepdim=False, *, dtype=None)`` (MindSpore 2.10): the sum over ``dim``
+    (None: every axis; an int or a tuple). Bool and integer inputs other than int64 sum to int64, as
+    in MindSpore (``ops.ReduceSum`` keeps the integer dtype); ``dtype`` casts the input first and the
+    sum keeps that dtype. ``axis=`` / ``keepdims=`` are accepted as the older names of ``dim`` / ``keepdim``.
+
+    Example::
+
+        ops.sum(x, dim=1, keepdim=True), ops.sum(x, dtype=ms.float64)
+    """
+    if type(input) is not Tensor:
+        input = tensor_arg(input, "sum")
+    if axis is not None:
+        if dim is not None:
+            raise TypeError(f"op 'sum': give dim or axis, not both (got dim={dim!r}, axis={axis!r})")
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    if dim is None and keepdim is False and dtype is None and input._data.dtype.kind == "f":
+        return call(_REDUCE_SUM, (input,), _ALL_AXES)   # the commonest call: a float sum of everything
+    if dtype is not None:
+        input = F.cast(input, dtype)
+    elif input._data.dtype.kind in "biu" and input._data.dtype != np.int64 and input._data.dtype != np.uint64:
+        input = F.cast(input, _dt.int64)
+    return call(_REDUCE_SUM, (input,), {"axis": axis_attr(dim), "keep_dims": bool(keepdim)})   # reduce_sum's call
 
 
 _TENSOR_SUM = Tensor.sum                 # the method as tensor.py defines it: every other form of the call
