@@ -237,6 +237,18 @@ def more_math():
     return _fixed(Maths()), [pattern((2, 5), 0.4), np.array([[7, -5, 3], [-1, 0, 11]], np.int32)]
 
 
+def elementwise():
+    class Elementwise(nn.Cell):
+        def construct(self, x):
+            up, low = x > 0.0, x < 0.5
+            return (ops.ceil(x * 3.0), ops.floor(x * 3.0), ops.sin(x), ops.cos(x), ops.log1p(ops.abs(x)),
+                    ops.reciprocal(x + 2.0), ops.rsqrt(x + 2.0), ops.sign(x), ops.maximum(x, 0.1),
+                    ops.ReduceMin()(x, 1), ops.logical_and(up, low), ops.logical_or(up, low), ops.logical_not(up),
+                    x != x[0, 1])
+
+    return _fixed(Elementwise()), [pattern((2, 3), 0.9)]
+
+
 def tensor_ops():
     class Misc(nn.Cell):
         def __init__(self):
@@ -256,7 +268,7 @@ def tensor_ops():
 
 CASES = {f.__name__: f for f in (dense_relu, activations, conv2d_bn_pool, pool_padding, conv1d_bn,
                                   embedding_layernorm, recurrent, recurrent_lengths, more_layers, resample,
-                                  transformer, passthrough, more_math, tensor_ops)}
+                                  transformer, passthrough, more_math, elementwise, tensor_ops)}
 
 
 def build(name):
