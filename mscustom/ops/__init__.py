@@ -49,3 +49,5 @@ from ._dot_ops import dot  # noqa: E402
 # batched products and the fused scaled-dot-product attention (nn.MultiheadAttention and the Transformer layers)
 from ._bmm_ops import baddbmm, bmm  # noqa: E402
 from ._attention_ops import scaled_dot_product_attention  # noqa: E402
+# functions with MindSpore 2.10's names: tril, triu, flip, isclose, outer, addmm, lerp, cdist ...
+from ._ms_names_ops import *  # noqa: F401,F403,E402

@@ -1,0 +1,258 @@
+"""Functions real MindSpore programs call, with MindSpore 2.10's signatures and dtype rules:
+``tril``, ``triu``, ``flip``, ``isclose``, ``outer``, ``addmm``, ``lerp``, ``atan2``,
+``floor_divide``, ``cdist``, ``masked_select``, ``hardtanh``, ``clip_by_global_norm``, and the
+functions Tensor methods of the same names are bound to (``diagonal``, ``trace``,
+``repeat_interleave``, ``clone`` ...).
+
+Most are compositions of existing ops, so their gradients come from those ops' gradients;
+``flip``, ``atan2`` and ``cdist`` are ops of their own (``defop``) with a gradient built from ops.
+Each is published with ``register_function`` so that ``Tensor``'s method of the same name is
+this function (``tensor.py`` binds published names in its ``_PUBLISHED_METHODS``).
+
+Example::
+
+    ops.tril(x, 1), ops.lerp(start, end, 0.5), ops.cdist(x1, x2, p=1.0), x.masked_select(mask)
+"""
+
+import numpy as np
+
+from .. import dtype as _dt
+from .._core.dispatch import call
+from .._core.registry import register_function
+from ..tensor import Tensor
+from . import functional as F
+from ._builtin import (NOATTR, broadcast_shape, defop, float_only, is_float, normalize_axis, same_shape,
+                       same_type, tensor_arg)
+from ._more_math_ops import floor_div
+from ._tensor_ops import gather
+
+
+def _const(array):
+    """A constant Tensor (a mask, indices) made from a NumPy array."""
+    return Tensor._wrap(np.ascontiguousarray(array))
+
+
+def _int_arg(value, what, name):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"op '{name}': {what} must be an int, got {value!r}")
+    return int(value)
+
+
+# ================================================================== tril / triu
+def _triangle(input, diagonal, name, lower):
+    x = tensor_arg(input, name)
+    k = _int_arg(diagonal, "diagonal", name)
+    if x.ndim < 2:
+        raise ValueError(f"op '{name}': input must have at least 2 dimensions, got shape {list(x.shape)}")
+    rows, cols = x.shape[-2:]
+    keep = np.tri(rows, cols, k, dtype=bool) if lower else ~np.tri(rows, cols, k - 1, dtype=bool)
+    return F.where(_const(keep), x, F.zeros_like(x))
+
+
+def tril(input, diagonal=0):  # noqa: A002 - MindSpore's names
+    """The lower triangle of the last two axes (elements above ``diagonal`` set to 0); any dtype."""
+    return _triangle(input, diagonal, "tril", True)
+
+
+def triu(input, diagonal=0):  # noqa: A002
+    """The upper triangle of the last two axes (elements below ``diagonal`` set to 0); any dtype."""
+    return _triangle(input, diagonal, "triu", False)
+
+
+# ================================================================== flip
+_FLIP = defop("flip", 1, lambda a, i: np.ascontiguousarray(np.flip(i[0], a["dims"])), same_shape, same_type,
+              lambda ins, outs, g, a: [call(_FLIP, (g[0],), a) if is_float(ins[0]) else None],
+              doc="x reversed along the axes `dims`", arg_names=("input",))
+
+
+def flip(input, dims):  # noqa: A002
+    """``input`` reversed along ``dims`` (a tuple or list of ints, as MindSpore's ReverseV2 asks)."""
+    x = tensor_arg(input, "flip")
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"op 'flip': dims must be a tuple or list of ints, got {dims!r}")
+    axes = normalize_axis("flip", tuple(dims), x.ndim) if len(dims) else ()
+    return call(_FLIP, (x,), {"dims": axes})
+
+
+# ================================================================== isclose
+_ISCLOSE = defop("isclose", 2,
+                 lambda a, i: np.isclose(i[0], i[1], rtol=a["rtol"], atol=a["atol"], equal_nan=a["equal_nan"]),
+                 broadcast_shape("isclose"), lambda a, d: (d, [_dt.bool_]),
+                 lambda ins, outs, g, a: [None, None],
+                 doc="|input - other| <= atol + rtol * |other|, elementwise (bool)", arg_names=("input", "other"))
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (bool; NaNs equal when ``equal_nan``)."""
+    x = tensor_arg(input, "isclose")
+    y = other if isinstance(other, Tensor) else Tensor(np.asarray(other, x._data.dtype))
+    return call(_ISCLOSE, (x, y), {"rtol": float(rtol), "atol": float(atol), "equal_nan": bool(equal_nan)})
+
+
+# ================================================================== outer / addmm / lerp
+def outer(input, vec2):  # noqa: A002
+    """The outer product of two 1-D tensors: ``out[i, j] = input[i] * vec2[j]``."""
+    x, y = tensor_arg(input, "outer"), tensor_arg(vec2, "outer")
+    if x.ndim != 1 or y.ndim != 1:
+        raise ValueError(f"op 'outer': input and vec2 must be 1-D, got shapes {list(x.shape)} and {list(y.shape)}")
+    return F.mul(F.reshape(x, (-1, 1)), F.reshape(y, (1, -1)))
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
+    """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape."""
+    x = tensor_arg(input, "addmm")
+    prod = F.matmul(tensor_arg(mat1, "addmm"), tensor_arg(mat2, "addmm"))
+    if alpha != 1:
+        prod = F.mul(prod, alpha)
+    return F.add(x if beta == 1 else F.mul(x, beta), prod)
+
+
+def lerp(input, end, weight):  # noqa: A002
+    """``input + weight * (end - input)``; ``weight`` a float or a float Tensor."""
+    start, stop = tensor_arg(input, "lerp"), tensor_arg(end, "lerp")
+    for t in (start, stop):
+        if not is_float(t):
+            raise TypeError(f"op 'lerp': input and end must be float tensors, got {t.dtype}")
+    if not isinstance(weight, Tensor) and (isinstance(weight, bool) or not isinstance(weight, (int, float))):
+        raise TypeError(f"op 'lerp': weight must be a float or a Tensor, got {weight!r}")
+    return F.add(start, F.mul(weight, F.sub(stop, start)))
+
+
+# ================================================================== atan2
+def _atan2_grad(ins, outs, g, a):
+    y, x = ins
+    denom = F.add(F.square(x), F.square(y))
+    return [F.sum_to(F.div(F.mul(g[0], x), denom), y.shape),
+            F.sum_to(F.neg(F.div(F.mul(g[0], y), denom)), x.shape)]
+
+
+_ATAN2 = defop("atan2", 2, lambda a, i: np.arctan2(i[0], i[1]), broadcast_shape("atan2"), float_only("atan2"),
+               _atan2_grad, doc="the angle of the point (other, input): arctan(input / other) in its quadrant",
+               arg_names=("input", "other"))
+
+
+def atan2(input, other):  # noqa: A002
+    """Elementwise ``arctan(input / other)`` in the right quadrant (float tensors)."""
+    x = tensor_arg(input, "atan2")
+    y = other if isinstance(other, Tensor) else Tensor(np.asarray(other, x._data.dtype))
+    return call(_ATAN2, (x, y), NOATTR)
+
+
+def floor_divide(input, other):  # noqa: A002
+    """``floor(input / other)`` elementwise (``ops.floor_div`` under MindSpore's newer name)."""
+    return floor_div(input, other)
+
+
+# ================================================================== cdist
+def _cdist_compute(a, ins):
+    x1, x2 = ins
+    p = a["p"]
+    diff = np.abs(x1[..., :, None, :] - x2[..., None, :, :])
+    if p == np.inf:
+        out = diff.max(-1) if diff.shape[-1] else diff.sum(-1)
+    elif p == 0:
+        out = (diff != 0).sum(-1).astype(x1.dtype)
+    else:
+        out = np.power(np.power(diff, p).sum(-1), 1.0 / p)
+    return out.astype(x1.dtype)
+
+
+def _cdist_shape(a, shapes):
+    s1, s2 = shapes
+    if len(s1) != len(s2) or len(s1) not in (2, 3) or s1[-1] != s2[-1] or s1[:-2] != s2[:-2]:
+        raise ValueError(f"op 'cdist': x1 and x2 must be 2-D or 3-D with the same batch and last dimension, "
+                         f"got shapes {list(s1)} and {list(s2)}")
+    return shapes, [list(s1[:-1]) + [s2[-2]]]
+
+
+def _cdist_grad_compute(a, ins):
+    g, x1, x2, dist = ins
+    p = a["p"]
+    diff = x1[..., :, None, :] - x2[..., None, :, :]
+    d = dist[..., None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p == np.inf:
+            w = np.sign(diff) * (np.abs(diff) == d)
+        elif p == 0:
+            w = np.zeros_like(diff)
+        elif p == 1:
+            w = np.sign(diff)
+        else:
+            w = np.sign(diff) * np.power(np.abs(diff), p - 1) / np.power(d, p - 1)
+        w = np.where(d == 0, 0, w)
+    w = w * g[..., None]
+    return [w.sum(-2).astype(x1.dtype), (-w.sum(-3)).astype(x2.dtype)]
+
+
+_CDIST_GRAD = defop("cdist_grad", 4, _cdist_grad_compute, lambda a, s: (s, [list(s[1]), list(s[2])]),
+                    lambda a, d: (d, [d[1], d[2]]), None, num_outputs=2,
+                    doc="the gradients of cdist for x1 and x2", arg_names=("dy", "x1", "x2", "dist"))
+_CDIST = defop("cdist", 2, _cdist_compute, _cdist_shape, float_only("cdist", promote=False),
+               lambda ins, outs, g, a: list(call(_CDIST_GRAD, (g[0], ins[0], ins[1], outs[0]), a)),
+               doc="the p-norm distance between each row of x1 and each row of x2", arg_names=("x1", "x2"))
+
+
+def cdist(x1, x2, p=2.0):
+    """The ``p``-norm distance between each pair of rows of ``x1`` (B, P, M) and ``x2`` (B, R, M):
+    shape (B, P, R) (also without the batch axis). ``p`` >= 0, ``float('inf')`` for the largest
+    difference. The gradient at a zero distance is 0."""
+    a, b = tensor_arg(x1, "cdist"), tensor_arg(x2, "cdist")
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or p < 0:
+        raise ValueError(f"op 'cdist': p must be a float >= 0, got {p!r}")
+    if a.dtype != b.dtype:
+        raise TypeError(f"op 'cdist': x1 and x2 must have the same dtype, got {a.dtype} and {b.dtype}")
+    return call(_CDIST, (a, b), {"p": float(p)})
+
+
+# ================================================================== masked_select
+def masked_select(input, mask):  # noqa: A002
+    """The elements of ``input`` where the bool ``mask`` is True, as a 1-D tensor (the two broadcast)."""
+    x, m = tensor_arg(input, "masked_select"), tensor_arg(mask, "masked_select")
+    if m._data.dtype != np.bool_:
+        raise TypeError(f"op 'masked_select': mask must be a bool tensor, got {m.dtype}")
+    try:
+        shape = np.broadcast_shapes(x.shape, m.shape)
+    except ValueError:
+        raise ValueError(f"op 'masked_select': input shape {list(x.shape)} and mask shape {list(m.shape)} "
+                         f"cannot be broadcast together") from None
+    if tuple(x.shape) != shape:
+        x = F.broadcast_to(x, shape)
+    index = np.flatnonzero(np.broadcast_to(m._data, shape)).astype(np.int64)
+    return gather(F.reshape(x, (-1,)), _const(index), 0)
+
+
+# ================================================================== hardtanh
+def hardtanh(input, min_val=-1.0, max_val=1.0):  # noqa: A002
+    """``input`` clipped to [min_val, max_val]. As in MindSpore, the gradient is 1 inside, 0 outside
+    and 1/2 at either bound; integer tensors keep their dtype."""
+    x = tensor_arg(input, "hardtanh")
+    if min_val > max_val:
+        raise ValueError(f"op 'hardtanh': min_val must not exceed max_val, got {min_val} and {max_val}")
+    lo, hi = (np.asarray(v, x._data.dtype) for v in (min_val, max_val))
+    return F.minimum(F.maximum(x, _const(lo)), _const(hi))
+
+
+# ================================================================== clip_by_global_norm
+def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
+    """Scale every tensor of ``x`` by ``clip_norm / max(global_norm, clip_norm)``, where global_norm is
+    the L2 norm of all of them together; a tuple back. ``use_norm`` must be None, as in MindSpore 2.10."""
+    if use_norm is not None:
+        raise ValueError(f"op 'clip_by_global_norm': use_norm only supports None, got {use_norm!r}")
+    if isinstance(x, Tensor) or not isinstance(x, (list, tuple)) or not x:
+        raise TypeError(f"op 'clip_by_global_norm': x must be a non-empty tuple or list of tensors, got {x!r}")
+    xs = [tensor_arg(t, "clip_by_global_norm") for t in x]
+    total = None
+    for t in xs:
+        s = F.reduce_sum(F.square(t if is_float(t) else F.cast(t, _dt.float32)), ())
+        total = s if total is None else F.add(total, F.cast(s, total.dtype))
+    norm = F.sqrt(total)
+    scale = F.div(clip_norm, F.maximum(norm, _const(np.asarray(clip_norm, norm._data.dtype))))
+    return tuple(F.mul(t, F.cast(scale, t.dtype)) for t in xs)
+
+
+__all__ = ["tril", "triu", "flip", "isclose", "outer", "addmm", "lerp", "atan2", "floor_divide", "cdist",
+           "masked_select", "hardtanh", "clip_by_global_norm"]
+
+for _name in __all__:
+    register_function(_name, globals()[_name])
+del _name
