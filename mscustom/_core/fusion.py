@@ -26,9 +26,9 @@ A chain is a set of such calls that
   before the chain's last call, where the fused step runs.
 
 Chains of one call stay as they are, unless the op's expression says its
-unfused form costs several passes (``alone``: relu's gradient, erf). Ops whose expression says NumPy's
-vectorised loop is faster (``numpy_faster``: exp, log, tanh ...) end a chain
-unless ``MSCUSTOM_FUSE_MATH=1``.
+unfused form costs several passes (``alone``: relu's gradient, erf). Ops
+whose expression says NumPy's vectorised loop is faster (``numpy_faster``:
+exp, log, tanh ...) end a chain unless ``MSCUSTOM_FUSE_MATH=1``.
 
 When kernels are compiled (``MSCUSTOM_FUSE``, read when a record is made):
 
@@ -52,8 +52,8 @@ import numpy as np
 from .capture import Step
 from .fusion_kernels import ElementwiseExpr, compile_kernel, compiled, kernel_source
 
-__all__ = ["plan", "policy", "fuse_math", "request", "wait", "FusedCall", "FUSED_OP", "ElementwiseExpr",
-           "POLICY_ENV", "MATH_ENV", "REPLAYS_BEFORE_FUSING", "PARALLEL_MIN"]
+__all__ = ["plan", "calls_of", "policy", "fuse_math", "request", "wait", "FusedCall", "FUSED_OP",
+           "ElementwiseExpr", "POLICY_ENV", "MATH_ENV", "REPLAYS_BEFORE_FUSING", "PARALLEL_MIN"]
 
 POLICY_ENV = "MSCUSTOM_FUSE"
 MATH_ENV = "MSCUSTOM_FUSE_MATH"
