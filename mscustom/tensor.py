@@ -493,7 +493,8 @@ class Tensor:
 
     @staticmethod
     def from_numpy(array):
-        """A Tensor sharing ``array``'s memory and dtype (float64 stays float64)."""
+        """A Tensor sharing ``array``'s memory and dtype (float64 stays float64; a copy only when the
+        array is not C-contiguous); also ``ms.from_numpy``."""
         if not isinstance(array, np.ndarray):
             raise TypeError(f"Tensor.from_numpy: array must be a numpy.ndarray, got {type(array).__name__}")
         _dt.from_numpy(array.dtype)
@@ -742,13 +743,7 @@ def tensor(input_data=None, dtype=None, shape=None, init=None, const_arg=False, 
     return Tensor(input_data, dtype=dtype, shape=shape, init=init)
 
 
-def from_numpy(array):
-    """``ms.from_numpy(array)``: a Tensor sharing ``array``'s memory (a copy only when the array is not
-    C-contiguous), as in MindSpore: writes to the array show in the Tensor."""
-    if not isinstance(array, np.ndarray):
-        raise TypeError(f"from_numpy: expected a NumPy array, got {type(array).__name__}")
-    _dt.from_numpy(array.dtype)                     # refuses a dtype mscustom has not, naming it
-    return Tensor._wrap(array if array.flags.c_contiguous else np.ascontiguousarray(array))
+from_numpy = Tensor.from_numpy      # ms.from_numpy(array): shares the array's memory, as in MindSpore
 
 
 # Operators whose functional form takes ``(self, other)`` in that order are bound to the published
@@ -767,11 +762,35 @@ def _bind_operator(name, fn):
         setattr(Tensor, dunder, fn if type(fn) is _types.FunctionType else _FORWARDING[dunder])
 
 
-for _name in _DIRECT_OPERATORS:
+# Methods that are the published function itself (``x.tril(1)`` is ``ops.tril(x, 1)``): one definition,
+# in the ops layer; the table maps a published name to the method's name.
+_PUBLISHED_METHODS = {
+    "tril": "tril", "triu": "triu", "flip": "flip", "isclose": "isclose", "outer": "outer", "addmm": "addmm",
+    "lerp": "lerp", "atan2": "atan2", "floor_divide": "floor_divide", "masked_select": "masked_select",
+    "isnan": "isnan", "minimum": "minimum", "trace": "trace", "contiguous": "contiguous",
+    "tensor_diagonal": "diagonal", "tensor_repeat_interleave": "repeat_interleave", "tensor_add": "add",
+    "tensor_bool": "bool", "tensor_fill": "fill",
+}
+
+
+def _bind_method(name, fn):
+    method = _PUBLISHED_METHODS.get(name)
+    if method is not None:
+        if type(fn) is not _types.FunctionType:     # a callable object binds no self: call it with one
+            fn = (lambda f: lambda self, *args, **kwargs: f(self, *args, **kwargs))(fn)
+        setattr(Tensor, method, fn)
+
+
+def _bind_published(name, fn):
+    _bind_operator(name, fn)
+    _bind_method(name, fn)
+
+
+for _name in list(_DIRECT_OPERATORS) + list(_PUBLISHED_METHODS):
     if hasattr(_F, _name):
-        _bind_operator(_name, getattr(_F, _name))
+        _bind_published(_name, getattr(_F, _name))
 del _name
-_watch_functions(_bind_operator)
+_watch_functions(_bind_published)
 
 
 class Parameter(Tensor):

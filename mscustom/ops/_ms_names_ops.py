@@ -24,6 +24,7 @@ from . import functional as F
 from ._builtin import (NOATTR, broadcast_shape, defop, float_only, is_float, normalize_axis, same_shape,
                        same_type, tensor_arg)
 from ._more_math_ops import floor_div
+from ._reduce_ops import sum as sum_
 from ._tensor_ops import gather
 
 
@@ -250,9 +251,100 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
     return tuple(F.mul(t, F.cast(scale, t.dtype)) for t in xs)
 
 
-__all__ = ["tril", "triu", "flip", "isclose", "outer", "addmm", "lerp", "atan2", "floor_divide", "cdist",
-           "masked_select", "hardtanh", "clip_by_global_norm"]
+# ================================================================== diagonal / trace / repeat_interleave
+def _flat_index(shape):
+    """The flat index of every element of an array of ``shape`` (to pick elements with ``gather``)."""
+    return np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
 
-for _name in __all__:
+
+def _pick(x, index):
+    """``x``'s elements at the flat indices ``index`` (shape of ``index``); the gradient goes back
+    through ``gather``."""
+    out = gather(F.reshape(x, (-1,)), _const(index.reshape(-1)), 0)
+    return F.reshape(out, index.shape)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):  # noqa: A002
+    """The diagonal at ``offset`` of the axes ``dim1`` and ``dim2``, as the last axis (NumPy's order)."""
+    x = tensor_arg(input, "diagonal")
+    offset = _int_arg(offset, "offset", "diagonal")
+    d1 = normalize_axis("diagonal", _int_arg(dim1, "dim1", "diagonal"), x.ndim)[0]
+    d2 = normalize_axis("diagonal", _int_arg(dim2, "dim2", "diagonal"), x.ndim)[0]
+    if d1 == d2:
+        raise ValueError(f"op 'diagonal': dim1 and dim2 must differ, got {dim1} and {dim2}")
+    return _pick(x, np.diagonal(_flat_index(x.shape), offset, d1, d2))
+
+
+def tensor_diagonal(input, offset=0, axis1=0, axis2=1):  # noqa: A002
+    """``Tensor.diagonal(offset=0, axis1=0, axis2=1)``."""
+    return diagonal(input, offset, axis1, axis2)
+
+
+def trace(input, offset=0, axis1=0, axis2=1, dtype=None):  # noqa: A002
+    """The sum of the diagonal (``Tensor.trace``'s arguments; ``ops.trace(input)`` uses the defaults).
+    Integer tensors sum to int64 as in MindSpore; ``dtype`` casts first."""
+    x = tensor_arg(input, "trace")
+    if x.ndim < 2:
+        raise ValueError(f"op 'trace': input must have at least 2 dimensions, got shape {list(x.shape)}")
+    return sum_(diagonal(x, offset, axis1, axis2), -1, dtype=dtype)
+
+
+def repeat_interleave(input, repeats, axis=None):  # noqa: A002
+    """Each element (``axis`` None: of the flattened tensor) or each slice along ``axis`` repeated
+    ``repeats`` times (an int, or one count per element: a list or an int Tensor)."""
+    x = tensor_arg(input, "repeat_interleave")
+    if axis is None:
+        x, axis = F.reshape(x, (-1,)), 0
+    axis = normalize_axis("repeat_interleave", _int_arg(axis, "axis", "repeat_interleave"), x.ndim)[0]
+    counts = repeats.asnumpy() if isinstance(repeats, Tensor) else np.asarray(repeats)
+    if counts.dtype.kind not in "iu" or counts.ndim > 1 or (counts < 0).any():
+        raise TypeError(f"op 'repeat_interleave': repeats must be a non-negative int or a list/Tensor of them, "
+                        f"got {repeats!r}")
+    try:
+        index = np.repeat(np.arange(x.shape[axis], dtype=np.int64), counts)
+    except ValueError:
+        raise ValueError(f"op 'repeat_interleave': {counts.size} repeats for {x.shape[axis]} elements "
+                         f"along axis {axis}") from None
+    return gather(x, _const(index), axis)
+
+
+def tensor_repeat_interleave(input, repeats, dim=None):  # noqa: A002
+    """``Tensor.repeat_interleave(repeats, dim=None)``."""
+    return repeat_interleave(input, repeats, dim)
+
+
+# ================================================================== small Tensor methods
+def tensor_add(input, other, *, alpha=1):  # noqa: A002
+    """``Tensor.add(other, *, alpha=1)``: ``input + alpha * other``."""
+    return F.add(input, other if alpha == 1 else F.mul(other, alpha))
+
+
+def tensor_bool(input):  # noqa: A002
+    """``Tensor.bool()``: the tensor cast to bool (nonzero, NaN included, is True)."""
+    return F.cast(input, _dt.bool_)
+
+
+def tensor_fill(input, value):  # noqa: A002
+    """``Tensor.fill(value)``: a new tensor of ``input``'s shape and dtype filled with ``value``
+    (MindSpore 2.10 leaves ``input`` unchanged; an integer tensor truncates a float value)."""
+    x = tensor_arg(input, "fill")
+    if isinstance(value, Tensor):
+        value = value.asnumpy()
+    return Tensor._wrap(np.full(x.shape, value, x._data.dtype))
+
+
+def contiguous(input):  # noqa: A002
+    """``Tensor.contiguous()``: the tensor itself (every mscustom tensor is C-contiguous)."""
+    return input
+
+
+__all__ = ["tril", "triu", "flip", "isclose", "outer", "addmm", "lerp", "atan2", "floor_divide", "cdist",
+           "masked_select", "hardtanh", "clip_by_global_norm", "diagonal", "trace", "repeat_interleave"]
+
+# the forms Tensor's methods of these names take (``tensor.py``'s ``_PUBLISHED_METHODS``)
+_METHOD_FORMS = ["tensor_diagonal", "tensor_repeat_interleave", "tensor_add", "tensor_bool", "tensor_fill",
+                 "contiguous"]
+
+for _name in __all__ + _METHOD_FORMS:
     register_function(_name, globals()[_name])
 del _name
