@@ -46,6 +46,42 @@ def test_conv_kernels_match_reference(dtype, stride, pad, dilation, groups):
     np.testing.assert_array_equal(C._conv2d_compute(attrs, (xt, w)), y)
 
 
+# the kernels work in chunks of samples whose columns fit _CHUNK_BYTES: one sample, an uneven split
+# (chunks of 2 and 1 of 3 samples, 7 * 2 * 3 * 2 rows of 20 positions) and the whole batch
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("chunk_samples", [1, 2, 3])
+@pytest.mark.parametrize("stride,pad,dilation,groups", CONVS[1:3])
+def test_conv_kernels_in_chunks_match_reference(monkeypatch, dtype, chunk_samples, stride, pad, dilation, groups):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 4, 11, 9)).astype(dtype)
+    w = rng.standard_normal((6, 4 // groups, 3, 2)).astype(dtype)
+    attrs = {"stride": stride, "pad": pad, "dilation": dilation, "groups": groups}
+    oh, ow = C.conv_output_hw(x.shape[2:], w.shape[2:], attrs)
+    monkeypatch.setattr(C, "_CHUNK_BYTES", chunk_samples * 4 * 3 * 2 * oh * ow * x.itemsize)
+    assert C._chunk(3, 4 * 3 * 2, oh * ow, x.itemsize) == chunk_samples
+    y = C._conv2d_compute(attrs, (x, w))
+    np.testing.assert_allclose(y, C._conv2d_ref(attrs, (x, w)), **_tol(dtype))
+    dy = rng.standard_normal(y.shape).astype(dtype)
+    ai, af = dict(attrs, x_shape=x.shape), dict(attrs, w_shape=w.shape)
+    dx = np.full(x.shape, np.nan, dtype)                  # the graph replays' form: into a buffer
+    assert C._backprop_input_compute(ai, (dy, w), dx) is dx
+    np.testing.assert_allclose(dx, C._backprop_input_ref(ai, (dy, w)), **_tol(dtype))
+    dw = C._backprop_filter_compute(af, (x, dy))
+    np.testing.assert_allclose(dw, C._backprop_filter_ref(af, (x, dy)), **_tol(dtype))
+    yb = np.full(y.shape, np.nan, dtype)
+    C.conv2d_products_into(attrs, x, w, yb)
+    np.testing.assert_array_equal(yb, y)
+
+
+def test_conv_gradients_check_grad_one_sample_per_chunk(monkeypatch):
+    monkeypatch.setattr(C, "_CHUNK_BYTES", 1)
+    rng = np.random.default_rng(6)
+    x = T(rng.standard_normal((3, 2, 6, 5)))
+    w = T(rng.standard_normal((4, 2, 3, 3)) * 0.5)
+    check_grad(lambda a, k: ops.conv2d(a, k, stride=(1, 2), pad_mode="pad", padding=(1, 1, 0, 2)) ** 2, x, w,
+               rtol=1e-5, atol=1e-6)
+
+
 def test_conv_float16_uses_the_reference():
     rng = np.random.default_rng(1)
     x = rng.standard_normal((2, 2, 6, 6)).astype(np.float16)

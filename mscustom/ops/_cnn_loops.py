@@ -5,6 +5,11 @@
 - ``col2im(dcols, dx, ...)``: the transpose: ``dx`` zeroed, then every column
   entry added at its input position (padding positions skipped), in kernel-tap
   order per element as the NumPy reference adds its strided slices;
+- ``im2col_batch`` / ``col2im_batch``: the same over the whole batch's matrix
+  (C*kH*kW, N, oH*oW), the layout of one product per layer;
+- ``to_channels_major(a, out)`` / ``from_channels_major(a, out)``: (N, C, P) to
+  (C, N, P) and back (the output gradient as the products read it, and their
+  output as NCHW);
 - ``max_pool(x, out, idx, ...)``: the window maxima (NaN propagates, ties keep
   the earlier tap, as ``np.maximum`` tap by tap) and, per output, the flat
   ``h * W + w`` position of the window's first strict maximum, -1 where that is
@@ -102,6 +107,78 @@ def _col2im(dcols, dx, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, zero):
                         for ox in range(xlo, xhi):
                             k = _U(ox * sw + s0)
                             dst[k] = dst[k] + src[_U(base + ox)]
+
+
+def _im2col_batch(x, cols, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, zero):
+    """``_im2col`` into the whole batch's matrix: ``cols`` (C*kH*kW, N, oH*oW), one row per kernel tap."""
+    n, c, h, w = x.shape
+    for ch in range(c):
+        for i in range(kh):
+            ylo, yhi = _span(oh, sh, i * dh - pt, h)
+            for j in range(kw):
+                row = cols[(ch * kh + i) * kw + j]
+                xlo, xhi = _span(ow, sw, j * dw - pl, w)
+                s0 = j * dw - pl
+                for b in range(n):
+                    dst = row[b]
+                    for q in range(ylo * ow):
+                        dst[_U(q)] = zero
+                    for q in range(yhi * ow, oh * ow):
+                        dst[_U(q)] = zero
+                    for oy in range(ylo, yhi):
+                        base = oy * ow
+                        src = x[b, ch, oy * sh + i * dh - pt]
+                        for ox in range(xlo):
+                            dst[_U(base + ox)] = zero
+                        for ox in range(xlo, xhi):
+                            dst[_U(base + ox)] = src[_U(ox * sw + s0)]
+                        for ox in range(xhi, ow):
+                            dst[_U(base + ox)] = zero
+
+
+def _col2im_batch(dcols, dx, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, zero):
+    """``_col2im`` from the whole batch's matrix ``dcols`` (C*kH*kW, N, oH*oW), the same order of additions."""
+    n, c, h, w = dx.shape
+    for b in range(n):
+        for ch in range(c):
+            plane = dx[b, ch]
+            for y in range(h):
+                for xx in range(w):
+                    plane[_U(y), _U(xx)] = zero
+            for i in range(kh):
+                ylo, yhi = _span(oh, sh, i * dh - pt, h)
+                for j in range(kw):
+                    src = dcols[(ch * kh + i) * kw + j, b]
+                    xlo, xhi = _span(ow, sw, j * dw - pl, w)
+                    s0 = j * dw - pl
+                    for oy in range(ylo, yhi):
+                        dst = plane[oy * sh + i * dh - pt]
+                        base = oy * ow
+                        for ox in range(xlo, xhi):
+                            k = _U(ox * sw + s0)
+                            dst[k] = dst[k] + src[_U(base + ox)]
+
+
+def _to_channels_major(a, out):
+    """``out[c, n, p] = a[n, c, p]``: an (N, C, P) array as (C, N, P), the output gradient's matrix."""
+    n, c, p = a.shape
+    for b in range(n):
+        for ch in range(c):
+            s = a[b, ch]
+            d = out[ch, b]
+            for q in range(p):
+                d[_U(q)] = s[_U(q)]
+
+
+def _from_channels_major(a, out):
+    """``out[n, c, p] = a[c, n, p]``: the whole-batch product (O, N, P) as the NCHW output."""
+    c, n, p = a.shape
+    for b in range(n):
+        for ch in range(c):
+            s = a[ch, b]
+            d = out[b, ch]
+            for q in range(p):
+                d[_U(q)] = s[_U(q)]
 
 
 def _max_pool(x, out, idx, kh, kw, sh, sw, pt, pl, ninf):
@@ -250,7 +327,8 @@ def _bias_relu(y, b, a):
                     ar[_U(q)] = 0
 
 
-_FNS = {"im2col": _im2col, "col2im": _col2im, "max_pool": _max_pool, "max_pool_scatter": _max_pool_scatter,
+_FNS = {"im2col": _im2col, "col2im": _col2im, "im2col_batch": _im2col_batch, "col2im_batch": _col2im_batch,
+        "to_channels_major": _to_channels_major, "from_channels_major": _from_channels_major, "max_pool": _max_pool, "max_pool_scatter": _max_pool_scatter,
         "max_pool_gather": _max_pool_gather, "avg_pool": _avg_pool, "avg_pool_back": _avg_pool_back,
         "bias_relu": _bias_relu}
 

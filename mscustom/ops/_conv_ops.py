@@ -1,10 +1,11 @@
 """Convolutions (NCHW): ``conv2d``, ``conv1d``, ``conv2d_transpose`` and their backprop ops.
 
 The kernels are im2col + BLAS matrix products. For float32 and float64,
-Numba loops (``_cnn_loops.py``) write each sample's columns into a reused
-buffer, the batched product writes the NCHW output directly, the input
-gradient is the transposed product followed by col2im in one pass, and the
-filter gradient sums the per-sample products (see "Numba kernels" below).
+each layer runs over chunks of samples whose columns fit a core's L2 cache
+(the whole batch for small layers): Numba loops (``_cnn_loops.py``) write a
+chunk's columns into a reused buffer, then one product per chunk gives its
+output, its filter gradient term, or its column gradients, which col2im sums
+in one pass (see "Numba kernels" below).
 Other dtypes take the NumPy reference kernels: the padded input's sliding
 windows (``np.lib.stride_tricks.sliding_window_view``, no copy) gathered once
 into one column matrix for the whole batch, col2im as one strided add per
@@ -234,20 +235,29 @@ def _backprop_filter_ref(attrs, ins):
 
 
 # ================================================================== Numba kernels (float32, float64)
-# The reference kernels above gather one (C*kH*kW, N*oH*oW) column matrix, so the product's output
-# and the output gradient each need a transposing copy. The kernels below lay the columns out per
-# sample, (N, C*kH*kW, oH*oW): the batched product W @ cols[n] writes y[n] in NCHW directly, the
-# output gradient is read as a view, and im2col / col2im are single Numba passes that read the
-# padding as zeros instead of copying the input into a padded array.
+# The reference kernels above gather the columns through a window view and transpose the products'
+# output and the output gradient with NumPy copies. The kernels below work on chunks of samples:
+# Numba writes a chunk's columns as (C*kH*kW, n, oH*oW) into a reused buffer (the padding read as
+# zeros, no padded copy of the input), lays the chunk's output gradient out as (O, n*oH*oW) in one
+# pass (a view for one sample), and per chunk
+#   forward          y = W @ cols                    (O, n*oH*oW), then to NCHW in one pass
+#   filter gradient  dW += dy @ cols.T               the inner dimension spans the chunk's samples
+#   input gradient   dcols = W.T @ dy, col2im        col2im one Numba pass into the input gradient
+# The columns of a 3x3 convolution are 9x its input: written for the whole batch they stream
+# through memory twice (measured here: as slow as the products); a chunk of at most _CHUNK_BYTES
+# stays in a core's L2 cache between im2col and its product. Chunks hold as many samples as fit,
+# so small late layers still make one product over the whole batch.
 _SCRATCH = threading.local()
-_SCRATCH_MAX = 1 << 25          # bytes: larger column matrices are allocated per call, not kept
+_SCRATCH_MAX = 1 << 25          # bytes: larger matrices are allocated per call, not kept
+_CHUNK_BYTES = 1 << 20          # bytes of one chunk's columns: they stay in a core's L2 cache (1 MiB here)
 
 
-def _scratch(shape, dtype):
-    """An uninitialised array of ``shape`` in this thread's reused buffer (grown as needed).
+def _scratch(shape, dtype, slot=0):
+    """An uninitialised array of ``shape`` in this thread's reused buffer ``slot`` (grown as needed).
 
-    Only for the columns a kernel fills and consumes within one call: a
-    thread runs one kernel at a time, so one buffer per dtype suffices.
+    Only for the matrices a kernel fills and consumes within one call: a
+    thread runs one kernel at a time, so one buffer per dtype and slot suffices
+    (slot 0 the columns, 1 the products' output, 2 the output gradient's matrix).
     """
     size = int(np.prod(shape))
     nbytes = size * dtype.itemsize
@@ -256,9 +266,9 @@ def _scratch(shape, dtype):
     bufs = getattr(_SCRATCH, "bufs", None)
     if bufs is None:
         bufs = _SCRATCH.bufs = {}
-    buf = bufs.get(dtype)
+    buf = bufs.get((dtype, slot))
     if buf is None or buf.size < size:
-        buf = bufs[dtype] = np.empty(size, dtype)
+        buf = bufs[(dtype, slot)] = np.empty(size, dtype)
     return buf[:size].reshape(shape)
 
 
@@ -273,27 +283,36 @@ def _loop_args(attrs, kh, kw, oh, ow):
     return kh, kw, sh, sw, dh, dw, t, le, oh, ow
 
 
-def _columns_per_sample(x, kh, kw, attrs, oh, ow):
-    """The (N, C*kH*kW, oH*oW) column matrices of ``x`` (contiguous), in the scratch buffer."""
+def _chunk(n, rows, p, itemsize):
+    """Samples per chunk: as many as keep one chunk's columns (``rows`` x ``p`` each) within ``_CHUNK_BYTES``."""
+    return max(1, min(n, _CHUNK_BYTES // max(1, rows * p * itemsize)))
+
+
+def _batch_columns(x, kh, kw, attrs, oh, ow):
+    """The column matrix of the samples ``x``, (C*kH*kW, N, oH*oW) (contiguous), in the scratch buffer."""
     n, c = x.shape[:2]
-    cols = _scratch((n, c * kh * kw, oh * ow), x.dtype)
-    _cnn_loops.get("im2col")(x, cols, *_loop_args(attrs, kh, kw, oh, ow), x.dtype.type(0))
+    cols = _scratch((c * kh * kw, n, oh * ow), x.dtype)
+    _cnn_loops.get("im2col_batch")(x, cols, *_loop_args(attrs, kh, kw, oh, ow), x.dtype.type(0))
     return cols
+
+
+def _dy_channels_major(dy):
+    """The output gradient of samples (N, O, oH, oW) as its (O, N*oH*oW) matrix (a view for one sample)."""
+    n, o, oh, ow = dy.shape
+    if n == 1:
+        return dy.reshape(o, oh * ow)
+    t = _scratch((o, n, oh * ow), dy.dtype, 2)
+    _cnn_loops.get("to_channels_major")(dy.reshape(n, o, oh * ow), t)
+    return t.reshape(o, n * oh * ow)
 
 
 def _conv2d_compute(attrs, ins):
     x, w = ins
     if not _fast(x, w):
         return _conv2d_ref(attrs, ins)
-    x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
-    g = attrs["groups"]
-    n = x.shape[0]
-    o, cg, kh, kw = w.shape
-    oh, ow = conv_output_hw(x.shape[2:], (kh, kw), attrs)
-    cols = _columns_per_sample(x, kh, kw, attrs, oh, ow)
-    y = np.empty((n, o, oh, ow), x.dtype)
-    np.matmul(w.reshape(g, o // g, cg * kh * kw), cols.reshape(n, g, cg * kh * kw, oh * ow),
-              out=y.reshape(n, g, o // g, oh * ow))
+    oh, ow = conv_output_hw(x.shape[2:], w.shape[2:], attrs)
+    y = np.empty((x.shape[0], w.shape[0], oh, ow), x.dtype)
+    conv2d_products_into(attrs, x, w, y)
     return y
 
 
@@ -310,12 +329,17 @@ def _backprop_input_compute(attrs, ins, out=None):
     o, cg, kh, kw = w.shape
     n, _, oh, ow = dy.shape
     x_shape = attrs["x_shape"]
-    dcols = _scratch((n, g, cg * kh * kw, oh * ow), dy.dtype)
-    np.matmul(w.reshape(g, o // g, cg * kh * kw).transpose(0, 2, 1), dy.reshape(n, g, o // g, oh * ow),
-              out=dcols)
     dx = np.empty(x_shape, dy.dtype) if out is None else out
-    _cnn_loops.get("col2im")(dcols.reshape(n, x_shape[1] * kh * kw, oh * ow), dx,
-                             *_loop_args(attrs, kh, kw, oh, ow), dy.dtype.type(0))
+    wt = w.reshape(g, o // g, cg * kh * kw).transpose(0, 2, 1)
+    col2im = _cnn_loops.get("col2im_batch")
+    args = _loop_args(attrs, kh, kw, oh, ow)
+    step = _chunk(n, x_shape[1] * kh * kw, oh * ow, dy.itemsize)
+    for b0 in range(0, n, step):
+        b1 = min(n, b0 + step)
+        dyt = _dy_channels_major(dy[b0:b1])
+        dcols = _scratch((g, cg * kh * kw, (b1 - b0) * oh * ow), dy.dtype)
+        np.matmul(wt, dyt.reshape(g, o // g, -1), out=dcols)
+        col2im(dcols.reshape(x_shape[1] * kh * kw, b1 - b0, oh * ow), dx[b0:b1], *args, dy.dtype.type(0))
     return dx
 
 
@@ -328,10 +352,23 @@ def _backprop_filter_compute(attrs, ins):
     w_shape = attrs["w_shape"]
     o, cg, kh, kw = w_shape
     n, _, oh, ow = dy.shape
-    cols = _columns_per_sample(x, kh, kw, attrs, oh, ow).reshape(n, g, cg * kh * kw, oh * ow)
+    dw = np.empty(w_shape, x.dtype)
+    dw3 = dw.reshape(g, o // g, cg * kh * kw)
+    part = None
+    step = _chunk(n, x.shape[1] * kh * kw, oh * ow, x.itemsize)
     with _one_blas_thread():
-        per_sample = np.matmul(dy.reshape(n, g, o // g, oh * ow), cols.transpose(0, 1, 3, 2))
-    return np.add.reduce(per_sample, 0).reshape(w_shape)
+        for b0 in range(0, n, step):
+            b1 = min(n, b0 + step)
+            cols = _batch_columns(x[b0:b1], kh, kw, attrs, oh, ow).reshape(g, cg * kh * kw, -1)
+            dyt = _dy_channels_major(dy[b0:b1]).reshape(g, o // g, -1)
+            if b0 == 0:
+                np.matmul(dyt, cols.transpose(0, 2, 1), out=dw3)
+            else:
+                if part is None:
+                    part = np.empty_like(dw3)
+                np.matmul(dyt, cols.transpose(0, 2, 1), out=part)
+                dw3 += part
+    return dw
 
 
 # ================================================================== shape and type rules
@@ -462,9 +499,17 @@ def conv2d_products_into(attrs, x, w, y):
     n = x.shape[0]
     o, cg, kh, kw = w.shape
     oh, ow = y.shape[2:]
-    cols = _columns_per_sample(x, kh, kw, attrs, oh, ow)
-    np.matmul(w.reshape(g, o // g, cg * kh * kw), cols.reshape(n, g, cg * kh * kw, oh * ow),
-              out=y.reshape(n, g, o // g, oh * ow))
+    w3 = w.reshape(g, o // g, cg * kh * kw)
+    step = _chunk(n, x.shape[1] * kh * kw, oh * ow, x.itemsize)
+    for b0 in range(0, n, step):
+        b1 = min(n, b0 + step)
+        cols = _batch_columns(x[b0:b1], kh, kw, attrs, oh, ow).reshape(g, cg * kh * kw, -1)
+        if b1 - b0 == 1:                    # one sample: the product is its NCHW output
+            np.matmul(w3, cols, out=y[b0].reshape(g, o // g, oh * ow))
+            continue
+        prod = _scratch((o, b1 - b0, oh * ow), x.dtype, 1)
+        np.matmul(w3, cols, out=prod.reshape(g, o // g, -1))
+        _cnn_loops.get("from_channels_major")(prod, y[b0:b1].reshape(b1 - b0, o, oh * ow))
 
 
 def _conv2d_bias_shape(attrs, shapes):
