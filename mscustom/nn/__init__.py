@@ -69,3 +69,5 @@ from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, T
                           TransformerEncoder, TransformerEncoderLayer)
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
             "TransformerDecoder", "Transformer"]
+from .constant_pad import ConstantPad1d, ConstantPad2d, ConstantPad3d
+__all__ += ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d"]

@@ -25,7 +25,8 @@ from ._builtin import (NOATTR, broadcast_shape, defop, float_only, is_float, nor
                        same_type, tensor_arg)
 from ._more_math_ops import floor_div
 from ._reduce_ops import sum as sum_
-from ._tensor_ops import gather
+from ._sort_gather_ops import _SCATTER_ND
+from ._tensor_ops import gather, split
 
 
 def _const(array):
@@ -338,8 +339,49 @@ def contiguous(input):  # noqa: A002
     return input
 
 
+_IDENTITY = defop("identity", 1, lambda a, i: i[0].copy(), same_shape, same_type,
+                  lambda ins, outs, g, a: [g[0] if is_float(ins[0]) else None],
+                  doc="a copy of x (ops.Identity); the gradient passes through", arg_names=("x",))
+
+
+def identity(x):
+    """A copy of ``x`` (MindSpore's ``ops.Identity()``); the gradient passes through."""
+    return call(_IDENTITY, (tensor_arg(x, "identity"),), NOATTR)
+
+
+# ================================================================== scatter_nd / unstack / l2 normalize
+def scatter_nd(indices, updates, shape):
+    """Zeros of ``shape`` with ``updates`` added at the n-dimensional ``indices`` (repeated indices add)."""
+    idx, upd = tensor_arg(indices, "scatter_nd"), tensor_arg(updates, "scatter_nd")
+    if idx._data.dtype.kind not in "iu":
+        raise TypeError(f"op 'scatter_nd': indices must be an int32 or int64 tensor, got {idx.dtype}")
+    if not isinstance(shape, (tuple, list)) or not shape:
+        raise TypeError(f"op 'scatter_nd': shape must be a non-empty tuple of ints, got {shape!r}")
+    return call(_SCATTER_ND, (upd, idx), {"shape": tuple(_int_arg(d, "shape", "scatter_nd") for d in shape)})
+
+
+def unstack(input_x, axis=0):
+    """The slices of ``input_x`` along ``axis``, as a tuple of tensors with that axis removed."""
+    x = tensor_arg(input_x, "unstack")
+    axis = normalize_axis("unstack", _int_arg(axis, "axis", "unstack"), x.ndim)[0]
+    return tuple(F.squeeze(t, axis) for t in split(x, 1, axis))
+
+
+def l2_normalize(x, axis=0, epsilon=1e-4):
+    """``x / sqrt(max(sum(x ** 2, axis), epsilon))`` (``ops.L2Normalize``'s computation)."""
+    x = tensor_arg(x, "l2_normalize")
+    if isinstance(axis, (tuple, list)):
+        if len(axis) != 1:
+            raise TypeError(f"op 'l2_normalize': axis must be an int or a tuple of one int, got {axis!r}")
+        axis = axis[0]
+    axis = normalize_axis("l2_normalize", _int_arg(axis, "axis", "l2_normalize"), x.ndim)
+    norm2 = F.reduce_sum(F.square(x), axis, True)
+    return F.div(x, F.sqrt(F.maximum(norm2, _const(np.asarray(epsilon, x._data.dtype)))))
+
+
 __all__ = ["tril", "triu", "flip", "isclose", "outer", "addmm", "lerp", "atan2", "floor_divide", "cdist",
-           "masked_select", "hardtanh", "clip_by_global_norm", "diagonal", "trace", "repeat_interleave"]
+           "masked_select", "hardtanh", "clip_by_global_norm", "diagonal", "trace", "repeat_interleave",
+           "scatter_nd", "unstack"]
 
 # the forms Tensor's methods of these names take (``tensor.py``'s ``_PUBLISHED_METHODS``)
 _METHOD_FORMS = ["tensor_diagonal", "tensor_repeat_interleave", "tensor_add", "tensor_bool", "tensor_fill",

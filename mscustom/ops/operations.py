@@ -272,6 +272,9 @@ def _make_primitive(name, params, compute):
 from ._primitive_table import REQUIRED, TABLE as _MORE  # noqa: E402  (Conv2D, BatchNorm, CumSum, TopK ...)
 
 _TABLE.update(_MORE)
+from ._primitive_table_ms_names import TABLE as _MS_NAMES  # noqa: E402  (Eye, ScatterNd, Unstack ...)
+
+_TABLE.update(_MS_NAMES)
 
 for _name, (_params, _compute) in _TABLE.items():
     globals()[_name] = _make_primitive(_name, _params, _compute)
