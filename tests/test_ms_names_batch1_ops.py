@@ -171,3 +171,16 @@ def test_clip_by_global_norm():
     _eq(r[1], [[12]])
     with pytest.raises(ValueError, match="use_norm"):       # MindSpore 2.10: use_norm only supports None
         ops.clip_by_global_norm([g1, g2], 2.0, 5.0)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_masked_select_in_graph_mode_follows_the_mask():
+    """The result's shape depends on the mask's values: a jit function reads them on every call."""
+    @ms.jit
+    def f(x, m):
+        return ops.masked_select(x, m) * 2
+
+    x = Tensor(np.arange(4).astype(np.float32))
+    _eq(f(x, Tensor(np.array([True, False, True, False]))), [0, 4])
+    _eq(f(x, Tensor(np.array([False, True, True, True]))), [2, 4, 6])
+    _eq(f(x, Tensor(np.array([False, True, False, True]))), [2, 6])

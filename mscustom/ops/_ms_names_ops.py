@@ -219,7 +219,8 @@ def masked_select(input, mask):  # noqa: A002
                          f"cannot be broadcast together") from None
     if tuple(x.shape) != shape:
         x = F.broadcast_to(x, shape)
-    index = np.flatnonzero(np.broadcast_to(m._data, shape)).astype(np.int64)
+    # the result's shape depends on the mask's values: asnumpy tells a graph-mode capture so (it runs eagerly)
+    index = np.flatnonzero(np.broadcast_to(m.asnumpy(), shape)).astype(np.int64)
     return gather(F.reshape(x, (-1,)), _const(index), 0)
 
 
