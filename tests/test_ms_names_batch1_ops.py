@@ -184,3 +184,20 @@ def test_masked_select_in_graph_mode_follows_the_mask():
     _eq(f(x, Tensor(np.array([True, False, True, False]))), [0, 4])
     _eq(f(x, Tensor(np.array([False, True, True, True]))), [2, 4, 6])
     _eq(f(x, Tensor(np.array([False, True, False, True]))), [2, 6])
+
+
+def test_gradients_match_finite_differences():
+    from mscustom.testing import check_grad
+    rng = np.random.default_rng(0)
+    a = Tensor(rng.standard_normal((2, 3)).astype(np.float32))
+    b = Tensor(rng.standard_normal((2, 3)).astype(np.float32) + 3)
+    check_grad(lambda y, x: ops.atan2(y, x), a, b)
+    p1 = Tensor(rng.standard_normal((2, 3, 4)).astype(np.float32))
+    p2 = Tensor(rng.standard_normal((2, 5, 4)).astype(np.float32))
+    for p in (1.0, 2.0, 3.0, float("inf")):
+        check_grad(lambda u, v: ops.cdist(u, v, p), p1, p2)
+    check_grad(lambda s, e, w: ops.lerp(s, e, w), a, b, Tensor(rng.random((2, 3)).astype(np.float32)))
+    check_grad(lambda x: ops.flip(x, (0, 1)) * b, a)
+    check_grad(lambda x: ops.L2Normalize(axis=1)(x), a)
+    at = ops.transpose(a, (1, 0))
+    check_grad(lambda x: ops.addmm(x, b, at, beta=0.5, alpha=2.0), Tensor(np.ones((2, 2), np.float32)))
