@@ -21,6 +21,9 @@
 - ``avg_pool(x, div, out, ...)`` / ``avg_pool_back(dy, div, dx, ...)``: window
   sums divided by ``div`` (oH, oW), and each output gradient's share added over
   its window;
+- ``bn_forward`` / ``bn_backward``: BatchNorm's training forward (batch mean,
+  variance, normalized output) and backward (``dgamma``, ``dbeta``, ``dx``), each
+  one call that sweeps a channel's values while they are in cache;
 - ``bias_relu(y, b, a)``: ``y += b`` per channel of (N, C, P) and ``a = maximum(y, 0)``
   (a convolution with bias followed by ReLU, in graph replays).
 
@@ -327,10 +330,72 @@ def _bias_relu(y, b, a):
                     ar[_U(q)] = 0
 
 
+def _bn_forward(x, gamma, beta, eps, y, mean, var):
+    """BatchNorm's training forward over ``x`` (N, C, P), channel by channel (its values stay in cache):
+    the mean, then the biased variance of ``x - mean`` (both summed in float64), then
+    ``y = (x - mean) / sqrt(var + eps) * gamma + beta``; ``mean`` and ``var`` (C,) in ``x``'s dtype."""
+    n, c, p = x.shape
+    m = n * p
+    for ch in range(c):
+        s = 0.0
+        for b in range(n):
+            row = x[b, ch]
+            for q in range(p):
+                s += row[_U(q)]
+        mean[ch] = s / m
+        mu = mean[ch]
+        v = 0.0
+        for b in range(n):
+            row = x[b, ch]
+            for q in range(p):
+                d = row[_U(q)] - mu
+                v += d * d
+        var[ch] = v / m
+        denom = np.sqrt(var[ch] + eps)
+        g = gamma[ch]
+        bt = beta[ch]
+        for b in range(n):
+            row = x[b, ch]
+            out = y[b, ch]
+            for q in range(p):
+                out[_U(q)] = (row[_U(q)] - mu) / denom * g + bt
+
+
+def _bn_backward(x, gamma, mean, var, dy, eps, dx, dgamma, dbeta):
+    """BatchNorm's training backward, channel by channel: ``dbeta = sum(dy)``,
+    ``dgamma = sum(dy * xhat)`` (float64 sums), then
+    ``dx = gamma / sqrt(var + eps) * (dy - dbeta / M - xhat * dgamma / M)`` over the M values."""
+    n, c, p = x.shape
+    m = n * p
+    for ch in range(c):
+        mu = mean[ch]
+        rstd = 1.0 / np.sqrt(np.float64(var[ch]) + np.float64(eps))
+        sdy = 0.0
+        sdyx = 0.0
+        for b in range(n):
+            row = x[b, ch]
+            drow = dy[b, ch]
+            for q in range(p):
+                d = drow[_U(q)]
+                sdy += d
+                sdyx += d * ((row[_U(q)] - mu) * rstd)
+        dbeta[ch] = sdy
+        dgamma[ch] = sdyx
+        k = gamma[ch] * rstd
+        a = sdy / m
+        bc = sdyx / m
+        for b in range(n):
+            row = x[b, ch]
+            drow = dy[b, ch]
+            out = dx[b, ch]
+            for q in range(p):
+                out[_U(q)] = k * (drow[_U(q)] - a - (row[_U(q)] - mu) * rstd * bc)
+
+
 _FNS = {"im2col": _im2col, "col2im": _col2im, "im2col_batch": _im2col_batch, "col2im_batch": _col2im_batch,
         "to_channels_major": _to_channels_major, "from_channels_major": _from_channels_major, "max_pool": _max_pool, "max_pool_scatter": _max_pool_scatter,
         "max_pool_gather": _max_pool_gather, "avg_pool": _avg_pool, "avg_pool_back": _avg_pool_back,
-        "bias_relu": _bias_relu}
+        "bias_relu": _bias_relu, "bn_forward": _bn_forward, "bn_backward": _bn_backward}
 
 
 def get(name):

@@ -2,7 +2,9 @@
 
 Each is composed of differentiable ops (mean, subtract, rsqrt-by-sqrt,
 multiply), so its gradient is the exact derivative of the forward formula,
-including the terms through the batch mean and variance. The moving
+including the terms through the batch mean and variance; ``batch_norm``'s
+training mode on float32/float64 is one op each way instead
+(``_batch_norm_ops``, the same values to float rounding). The moving
 statistics of ``batch_norm`` are updated in place, outside the tape.
 
 Example::
@@ -14,6 +16,7 @@ import numpy as np
 
 from .._core import capture as _capture
 from ..tensor import Tensor
+from . import _batch_norm_ops as _bn
 from . import functional as F
 from ._builtin import tensor_arg
 
@@ -65,6 +68,11 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
         if count < 2:
             raise ValueError(f"batch_norm: training needs more than one value per channel, got input shape "
                              f"{list(x.shape)}")
+        if _bn.takes(x._data, weight._data, bias._data) and not _exporting():     # one op each way
+            y, mean, var = _bn.batch_norm_train(x, weight, bias, eps)
+            _capture.effect(_MovingUpdate(float(momentum), count / (count - 1)),
+                            running_mean, running_var, mean, var)
+            return y
         y, mean, var = _normalize(x, axes, eps)
         # in place, as an effect so that graph mode repeats it on every replay
         _capture.effect(_MovingUpdate(float(momentum), count / (count - 1)),
@@ -74,6 +82,14 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
         var = F.reshape(F.stop_gradient(running_var), shape)
         y = F.div(F.sub(x, mean), F.sqrt(F.add(var, eps)))
     return F.add(F.mul(y, F.reshape(weight, shape)), F.reshape(bias, shape))
+
+
+def _exporting():
+    """Whether a recording runs in PyNative mode (``ms.export``'s MindIR and ONNX captures; graph mode records
+    in GRAPH_MODE): those keep the composed ops, whose steps the exporters read and whose training update
+    they refuse by name."""
+    from .. import context as _context
+    return _capture.active() is not None and _context._settings["mode"] == _context.PYNATIVE_MODE
 
 
 class _MovingUpdate:

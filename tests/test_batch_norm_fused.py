@@ -1,0 +1,84 @@
+"""BatchNorm's training mode as one op each way (``ops/_batch_norm_ops.py``): the composed ops' values."""
+
+import numpy as np
+import pytest
+
+import mscustom as ms
+from mscustom import nn, ops
+from mscustom.ops import functional as F
+from mscustom.ops import _batch_norm_ops as B
+from mscustom.ops import _norm_ops as N
+from mscustom.testing import check_grad
+
+T = ms.Tensor
+
+
+def _composed(x, gamma, beta, eps=1e-5):
+    """The composed ops ``batch_norm`` ran before (and still runs for other dtypes)."""
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = N._channel_shape(x)
+    y, mean, var = N._normalize(x, axes, eps)
+    return F.add(F.mul(y, F.reshape(gamma, shape)), F.reshape(beta, shape)), mean, var
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float32, 1e-5), (np.float64, 1e-12)])
+@pytest.mark.parametrize("shape", [(4, 3, 5, 6), (6, 2), (3, 4, 7)])
+def test_forward_and_gradients_match_the_composed_ops(dtype, tol, shape):
+    rng = np.random.default_rng(0)
+    c = shape[1]
+    x = T((rng.standard_normal(shape) * 3 + 1).astype(dtype))
+    g, b = T(rng.standard_normal(c).astype(dtype)), T(rng.standard_normal(c).astype(dtype))
+    dy = T(rng.standard_normal(shape).astype(dtype))
+    y, mean, var = B.batch_norm_train(x, g, b, 1e-5)
+    yr, meanr, varr = _composed(x, g, b)
+    np.testing.assert_allclose(y.asnumpy(), yr.asnumpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(mean.asnumpy(), meanr.asnumpy().ravel(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(var.asnumpy(), varr.asnumpy().ravel(), rtol=tol, atol=tol)
+    grads = [ms.grad(lambda *a, f=f: (f(*a)[0] * dy).sum(), grad_position=(0, 1, 2))(x, g, b)
+             for f in (lambda *a: B.batch_norm_train(*a, 1e-5), _composed)]
+    for new, ref in zip(*grads):
+        np.testing.assert_allclose(new.asnumpy(), ref.asnumpy(), rtol=tol, atol=tol * 10)
+
+
+def test_check_grad():
+    rng = np.random.default_rng(1)
+    x = T(rng.standard_normal((3, 2, 4)) * 2)
+    g, b = T(rng.standard_normal(2)), T(rng.standard_normal(2))
+    check_grad(lambda a, k, c: ops.batch_norm(a, T(np.zeros(2)), T(np.ones(2)), k, c, training=True) ** 3,
+               x, g, b, rtol=1e-5, atol=1e-6)
+
+
+def test_layer_steps_match_in_eager_and_graph_mode_and_float16_stays_composed():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((4, 3, 5, 5)).astype(np.float32)
+    outs = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            bn = nn.BatchNorm2d(3, momentum=0.8)
+            bn.set_train(True)
+            for _ in range(3):
+                y = bn(T(x))
+            outs.append((y.asnumpy(), bn.moving_mean.asnumpy(), bn.moving_variance.asnumpy()))
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+    xm = x.mean((0, 2, 3))
+    expect = 0.2 * xm * (1 + 0.8 + 0.64)                    # three updates from zero: (1 - m) * batch each
+    np.testing.assert_allclose(outs[0][1], expect, rtol=1e-5, atol=1e-6)
+    assert not B.takes(x.astype(np.float16), np.ones(3, np.float16), np.zeros(3, np.float16))
+    bn16 = nn.BatchNorm2d(3)
+    bn16.set_train(True)
+    y16 = ops.batch_norm(T(x.astype(np.float16)), bn16.moving_mean.astype(ms.float16),
+                         bn16.moving_variance.astype(ms.float16), T(np.ones(3, np.float16)),
+                         T(np.zeros(3, np.float16)), training=True)
+    assert y16.dtype == ms.float16
+
+
+def test_bad_operands_name_the_op():
+    x = T(np.ones((2, 3, 4), np.float32))
+    with pytest.raises(ValueError, match="op 'batch_norm_train': gamma must have shape \\[3\\]"):
+        B.batch_norm_train(x, T(np.ones(2, np.float32)), T(np.ones(3, np.float32)), 1e-5)
+    with pytest.raises(TypeError, match="op 'batch_norm_train'"):
+        B.batch_norm_train(x, T(np.ones(3, np.float64)), T(np.ones(3, np.float32)), 1e-5)
