@@ -34,7 +34,8 @@ def _aot():
     return aot.KIND
 
 
-register_kind(LazyKind("jit", _jit, options=("launch", "parallel", "debug"), default_targets=("CPU", "GPU")))
+register_kind(LazyKind("jit", _jit, options=("launch", "parallel", "debug", "vector_math"),
+                        default_targets=("CPU", "GPU")))
 def _hybrid(name):
     def load():
         from .hybrid import kind

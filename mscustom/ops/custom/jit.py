@@ -136,7 +136,7 @@ class JitKind:
     """The "jit" kind: Numba on CPU and GPU; runners write into preallocated outputs."""
 
     name = "jit"
-    options = ("launch", "parallel", "debug")
+    options = ("launch", "parallel", "debug", "vector_math")
     default_targets = ("CPU", "GPU")
     allocates = False
     arity_note = "less its outputs and attributes"       # what arity() leaves out, for error messages
@@ -323,7 +323,7 @@ class JitFunction:
                 shared = _DISPATCHERS.setdefault(self.py_func, {})
             except TypeError:               # not weak-referenceable: one dispatcher for this op
                 shared = {}
-            key = (parallel, checked)
+            key = (parallel, checked, bool(self.options.get("vector_math", True)))
             dispatcher = shared.get(key)
             if dispatcher is None:
                 dispatcher = shared[key] = self._new_cpu_dispatcher(parallel, checked)
@@ -331,18 +331,23 @@ class JitFunction:
 
     def _new_cpu_dispatcher(self, parallel, checked):
         import numba
+        from .vecmath import lowering      # math.* / np.* calls -> vecmath, unless vector_math=False
+        func, tag = lowering.for_kernel(self.py_func, self.options, self.op_name)
         try:
             if checked:                     # cached in files of its own: the cache keys ignore boundscheck
                 try:
-                    dispatcher = numba.njit(cache=True, parallel=parallel, boundscheck=True)(self.py_func)
+                    dispatcher = numba.njit(cache=True, parallel=parallel, boundscheck=True)(func)
                 except RuntimeError:        # no cache locator (exec, REPL, read-only tree)
-                    return numba.njit(parallel=parallel, boundscheck=True)(self.py_func)
-                _numba_cache.separate_cache(dispatcher, "boundscheck")
+                    return numba.njit(parallel=parallel, boundscheck=True)(func)
+                _numba_cache.separate_cache(dispatcher, "boundscheck" + (f"-{tag}" if tag else ""))
                 return dispatcher
             try:
-                return numba.njit(cache=True, parallel=parallel)(self.py_func)
+                dispatcher = numba.njit(cache=True, parallel=parallel)(func)
             except RuntimeError:            # no cache locator (exec, REPL, read-only tree)
-                return numba.njit(parallel=parallel)(self.py_func)
+                return numba.njit(parallel=parallel)(func)
+            if tag:                         # the lowered copy: files of its own, named for the vecmath sources
+                _numba_cache.separate_cache(dispatcher, tag)
+            return dispatcher
         except Exception as exc:
             raise TypeError(f"op '{self.op_name}': Numba cannot wrap jit kernel '{self.kname}': {exc}") from exc
 
