@@ -49,7 +49,10 @@ def _dry_run(target, tmp_path):
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
     venv = tmp_path / ".venv"
-    proc = subprocess.run(["make", "-n", target, f"VENV={venv}"], cwd=REPO, capture_output=True, text=True)
+    # under `make test` the parent's MAKEFLAGS/MAKELEVEL would add "Entering directory" lines
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+    proc = subprocess.run(["make", "--no-print-directory", "-n", target, f"VENV={venv}"], cwd=REPO, env=env,
+                          capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.replace(str(venv), ".venv")
 

@@ -7,7 +7,8 @@ def test_every_registered_loop_set_loads():
     """Each set's loader compiles or loads its loops and calls them on its dummy arguments without
     error (a failing loader would leave NumPy serving silently)."""
     from mscustom.nn.optim import _gemm_update, _one_pass      # importing registers their sets
-    from mscustom.ops import _graph_loops, _loop_loader, _loss_ops
+    from mscustom.ops import _graph_loops, _loop_loader, _loss_ops, _rnn_loops
+    _rnn_loops.ready()                      # the recurrent set loads only once a recurrent op asked for it
     gemm = _gemm_update.available()         # the cffi set replaces the ctypes functions, where there are any
     modules = set()
     for loader, _ in _loop_loader._SETS:
