@@ -332,33 +332,48 @@ def _bias_relu(y, b, a):
 
 def _bn_forward(x, gamma, beta, eps, y, mean, var):
     """BatchNorm's training forward over ``x`` (N, C, P), channel by channel (its values stay in cache):
-    the mean, then the biased variance of ``x - mean`` (both summed in float64), then
-    ``y = (x - mean) / sqrt(var + eps) * gamma + beta``; ``mean`` and ``var`` (C,) in ``x``'s dtype."""
+    the mean, then the biased variance of ``x - mean`` (both summed in float64, four partial sums
+    each so the additions overlap), then ``y = (x - mean) * (gamma / sqrt(var + eps)) + beta``;
+    ``mean`` and ``var`` (C,) in ``x``'s dtype."""
     n, c, p = x.shape
     m = n * p
+    p4 = p - p % 4
     for ch in range(c):
-        s = 0.0
+        s0 = s1 = s2 = s3 = 0.0
         for b in range(n):
             row = x[b, ch]
-            for q in range(p):
-                s += row[_U(q)]
-        mean[ch] = s / m
+            for q in range(0, p4, 4):
+                s0 += row[_U(q)]
+                s1 += row[_U(q + 1)]
+                s2 += row[_U(q + 2)]
+                s3 += row[_U(q + 3)]
+            for q in range(p4, p):
+                s0 += row[_U(q)]
+        mean[ch] = ((s0 + s1) + (s2 + s3)) / m
         mu = mean[ch]
-        v = 0.0
+        v0 = v1 = v2 = v3 = 0.0
         for b in range(n):
             row = x[b, ch]
-            for q in range(p):
-                d = row[_U(q)] - mu
-                v += d * d
-        var[ch] = v / m
-        denom = np.sqrt(var[ch] + eps)
-        g = gamma[ch]
+            for q in range(0, p4, 4):
+                d0 = np.float64(row[_U(q)] - mu)
+                d1 = np.float64(row[_U(q + 1)] - mu)
+                d2 = np.float64(row[_U(q + 2)] - mu)
+                d3 = np.float64(row[_U(q + 3)] - mu)
+                v0 += d0 * d0
+                v1 += d1 * d1
+                v2 += d2 * d2
+                v3 += d3 * d3
+            for q in range(p4, p):
+                d0 = np.float64(row[_U(q)] - mu)
+                v0 += d0 * d0
+        var[ch] = ((v0 + v1) + (v2 + v3)) / m
+        k = gamma[ch] / np.sqrt(var[ch] + eps)
         bt = beta[ch]
         for b in range(n):
             row = x[b, ch]
             out = y[b, ch]
             for q in range(p):
-                out[_U(q)] = (row[_U(q)] - mu) / denom * g + bt
+                out[_U(q)] = (row[_U(q)] - mu) * k + bt
 
 
 def _bn_backward(x, gamma, mean, var, dy, eps, dx, dgamma, dbeta):
@@ -367,29 +382,46 @@ def _bn_backward(x, gamma, mean, var, dy, eps, dx, dgamma, dbeta):
     ``dx = gamma / sqrt(var + eps) * (dy - dbeta / M - xhat * dgamma / M)`` over the M values."""
     n, c, p = x.shape
     m = n * p
+    p4 = p - p % 4
     for ch in range(c):
         mu = mean[ch]
         rstd = 1.0 / np.sqrt(np.float64(var[ch]) + np.float64(eps))
-        sdy = 0.0
-        sdyx = 0.0
+        a0 = a1 = a2 = a3 = 0.0
+        b0 = b1 = b2 = b3 = 0.0
         for b in range(n):
             row = x[b, ch]
             drow = dy[b, ch]
-            for q in range(p):
-                d = drow[_U(q)]
-                sdy += d
-                sdyx += d * ((row[_U(q)] - mu) * rstd)
+            for q in range(0, p4, 4):
+                d0 = np.float64(drow[_U(q)])
+                d1 = np.float64(drow[_U(q + 1)])
+                d2 = np.float64(drow[_U(q + 2)])
+                d3 = np.float64(drow[_U(q + 3)])
+                a0 += d0
+                a1 += d1
+                a2 += d2
+                a3 += d3
+                b0 += d0 * np.float64(row[_U(q)] - mu)
+                b1 += d1 * np.float64(row[_U(q + 1)] - mu)
+                b2 += d2 * np.float64(row[_U(q + 2)] - mu)
+                b3 += d3 * np.float64(row[_U(q + 3)] - mu)
+            for q in range(p4, p):
+                d0 = np.float64(drow[_U(q)])
+                a0 += d0
+                b0 += d0 * np.float64(row[_U(q)] - mu)
+        sdy = (a0 + a1) + (a2 + a3)
+        sdyx = ((b0 + b1) + (b2 + b3)) * rstd
         dbeta[ch] = sdy
         dgamma[ch] = sdyx
-        k = gamma[ch] * rstd
-        a = sdy / m
-        bc = sdyx / m
+        kf = np.float64(gamma[ch]) * rstd
+        k = dx.dtype.type(kf)
+        a = dx.dtype.type(sdy / m)
+        bc = dx.dtype.type(sdyx / m * rstd)
         for b in range(n):
             row = x[b, ch]
             drow = dy[b, ch]
             out = dx[b, ch]
             for q in range(p):
-                out[_U(q)] = k * (drow[_U(q)] - a - (row[_U(q)] - mu) * rstd * bc)
+                out[_U(q)] = k * (drow[_U(q)] - a - (row[_U(q)] - mu) * bc)
 
 
 _FNS = {"im2col": _im2col, "col2im": _col2im, "im2col_batch": _im2col_batch, "col2im_batch": _col2im_batch,

@@ -30,6 +30,7 @@ Example::
 """
 
 import contextlib
+import math
 import threading
 
 import numpy as np
@@ -259,7 +260,7 @@ def _scratch(shape, dtype, slot=0):
     thread runs one kernel at a time, so one buffer per dtype and slot suffices
     (slot 0 the columns, 1 the products' output, 2 the output gradient's matrix).
     """
-    size = int(np.prod(shape))
+    size = math.prod(shape)
     nbytes = size * dtype.itemsize
     if nbytes > _SCRATCH_MAX:
         return np.empty(shape, dtype)
