@@ -82,3 +82,12 @@ def test_bad_operands_name_the_op():
         B.batch_norm_train(x, T(np.ones(2, np.float32)), T(np.ones(3, np.float32)), 1e-5)
     with pytest.raises(TypeError, match="op 'batch_norm_train'"):
         B.batch_norm_train(x, T(np.ones(3, np.float64)), T(np.ones(3, np.float32)), 1e-5)
+
+
+def test_second_derivative_raises_naming_the_backward_op():
+    x = T(np.random.default_rng(3).random((4, 2, 3)).astype(np.float32))
+    g, b = T(np.ones(2, np.float32)), T(np.zeros(2, np.float32))
+    stats = (T(np.zeros(2, np.float32)), T(np.ones(2, np.float32)))
+    first = ms.grad(lambda a: (ops.batch_norm(a, *stats, g, b, training=True) ** 3).sum())
+    with pytest.raises(RuntimeError, match="op 'batch_norm_train_grad' has no gradient"):
+        ms.grad(lambda a: first(a).sum())(x)

@@ -1,8 +1,8 @@
 """Convolutions (NCHW): ``conv2d``, ``conv1d``, ``conv2d_transpose`` and their backprop ops.
 
 The kernels are im2col + BLAS matrix products. For float32 and float64,
-each layer runs over chunks of samples whose columns fit a core's L2 cache
-(the whole batch for small layers): Numba loops (``_cnn_loops.py``) write a
+each layer runs over chunks of samples whose columns stay in cache (2 MiB;
+the whole batch for small layers): Numba loops (``_cnn_loops.py``) write a
 chunk's columns into a reused buffer, then one product per chunk gives its
 output, its filter gradient term, or its column gradients, which col2im sums
 in one pass (see "Numba kernels" below).
@@ -246,11 +246,13 @@ def _backprop_filter_ref(attrs, ins):
 #   input gradient   dcols = W.T @ dy, col2im        col2im one Numba pass into the input gradient
 # The columns of a 3x3 convolution are 9x its input: written for the whole batch they stream
 # through memory twice (measured here: as slow as the products); a chunk of at most _CHUNK_BYTES
-# stays in a core's L2 cache between im2col and its product. Chunks hold as many samples as fit,
-# so small late layers still make one product over the whole batch.
+# stays in cache between im2col and its product. Measured on the ResNet-ish step's layers
+# (bench/resnet_bench.py): chunks of 512 KiB to 4 MiB within a few percent of each other, 2 MiB
+# the fastest, the whole batch about 15% slower. Chunks hold as many samples as fit, so small late
+# layers still make one product over the whole batch.
 _SCRATCH = threading.local()
 _SCRATCH_MAX = 1 << 25          # bytes: larger matrices are allocated per call, not kept
-_CHUNK_BYTES = 1 << 20          # bytes of one chunk's columns: they stay in a core's L2 cache (1 MiB here)
+_CHUNK_BYTES = 1 << 21          # bytes of one chunk's columns (see above)
 
 
 def _scratch(shape, dtype, slot=0):
