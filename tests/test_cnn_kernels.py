@@ -73,6 +73,13 @@ def test_conv_kernels_in_chunks_match_reference(monkeypatch, dtype, chunk_sample
     np.testing.assert_array_equal(yb, y)
 
 
+def test_conv_filter_gradient_of_an_empty_batch_is_zero():
+    x = np.ones((0, 2, 5, 5), np.float32)
+    attrs = {"stride": (1, 1), "pad": (1, 1, 1, 1), "dilation": (1, 1), "groups": 1, "w_shape": (3, 2, 3, 3)}
+    dw = C._backprop_filter_compute(attrs, (x, np.ones((0, 3, 5, 5), np.float32)))
+    np.testing.assert_array_equal(dw, np.zeros((3, 2, 3, 3), np.float32))
+
+
 def test_conv_gradients_check_grad_one_sample_per_chunk(monkeypatch):
     monkeypatch.setattr(C, "_CHUNK_BYTES", 1)
     rng = np.random.default_rng(6)

@@ -355,7 +355,7 @@ def _backprop_filter_compute(attrs, ins):
     w_shape = attrs["w_shape"]
     o, cg, kh, kw = w_shape
     n, _, oh, ow = dy.shape
-    dw = np.empty(w_shape, x.dtype)
+    dw = np.empty(w_shape, x.dtype) if n else np.zeros(w_shape, x.dtype)     # an empty batch: no terms
     dw3 = dw.reshape(g, o // g, cg * kh * kw)
     part = None
     step = _chunk(n, x.shape[1] * kh * kw, oh * ow, x.itemsize)
