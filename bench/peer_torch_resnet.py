@@ -11,7 +11,6 @@ of the two scripts, and each script's ratio to its own baseline.
 """
 
 import os
-import sys
 import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -21,7 +20,6 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 CONVS = [(3, 16, 1, 3, 32), (16, 16, 1, 3, 32), (16, 16, 1, 3, 32),
          (16, 32, 2, 3, 32), (32, 32, 1, 3, 16), (16, 32, 2, 1, 32),
          (32, 64, 2, 3, 16), (64, 64, 1, 3, 8), (32, 64, 2, 1, 16)]

@@ -425,7 +425,8 @@ def _bn_backward(x, gamma, mean, var, dy, eps, dx, dgamma, dbeta):
 
 
 _FNS = {"im2col": _im2col, "col2im": _col2im, "im2col_batch": _im2col_batch, "col2im_batch": _col2im_batch,
-        "to_channels_major": _to_channels_major, "from_channels_major": _from_channels_major, "max_pool": _max_pool, "max_pool_scatter": _max_pool_scatter,
+        "to_channels_major": _to_channels_major, "from_channels_major": _from_channels_major,
+        "max_pool": _max_pool, "max_pool_scatter": _max_pool_scatter,
         "max_pool_gather": _max_pool_gather, "avg_pool": _avg_pool, "avg_pool_back": _avg_pool_back,
         "bias_relu": _bias_relu, "bn_forward": _bn_forward, "bn_backward": _bn_backward}
 
