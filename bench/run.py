@@ -421,6 +421,15 @@ def bench_lstm():
 
 
 BENCHES["lstm"] = bench_lstm
+
+
+def bench_gelu():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gelu_bench
+    gelu_bench.bench_gelu(report)
+
+
+BENCHES["gelu"] = bench_gelu
 # --------------------------------------------------------------------- eager (PyNative) speed
 def _interleaved_us(base, ours, number, rounds=25):
     """Best-round per-call times (us) of ``base`` and ``ours``, measured in alternating rounds.

@@ -323,7 +323,7 @@ class JitFunction:
                 shared = _DISPATCHERS.setdefault(self.py_func, {})
             except TypeError:               # not weak-referenceable: one dispatcher for this op
                 shared = {}
-            key = (parallel, checked, bool(self.options.get("vector_math", True)))
+            key = (parallel, checked, repr(self.options.get("vector_math", True)))   # checked when built
             dispatcher = shared.get(key)
             if dispatcher is None:
                 dispatcher = shared[key] = self._new_cpu_dispatcher(parallel, checked)

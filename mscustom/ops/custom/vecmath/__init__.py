@@ -37,6 +37,8 @@ from ._impls import NAMES
 __all__ = ["exp", "expm1", "log", "log1p", "tanh", "sigmoid", "erf", "sin", "cos", "pow", "sqrt", "rsqrt",
            "NAMES", "ULP_BOUND"]
 
-# documented bound, in ulp of the exact result, float32 and float64 (the tests assert them)
-ULP_BOUND = {"exp": 1.0, "expm1": 1.0, "log": 1.0, "log1p": 1.0, "tanh": 1.0, "sigmoid": 1.0,
-             "erf": 1.5, "sin": 1.0, "cos": 1.0, "pow": 1.5, "sqrt": 0.5, "rsqrt": 1.0}
+# documented bound in ulps of the exact result, (float32, float64); docs/vecmath.md has the
+# measured maxima (every float32; float64 sampled). The tests assert these.
+ULP_BOUND = {"exp": (1.0, 1.5), "expm1": (1.0, 1.5), "log": (1.0, 1.5), "log1p": (1.0, 1.5),
+             "tanh": (1.5, 1.5), "sigmoid": (1.0, 1.5), "erf": (1.5, 1.5), "sin": (1.0, 1.5),
+             "cos": (1.0, 1.5), "pow": (1.5, 1.5), "sqrt": (0.5, 0.5), "rsqrt": (1.0, 1.0)}

@@ -7,32 +7,30 @@ decreasing function, approximated piecewise by polynomials in ``|x| - centre``
 (the piece's coefficients picked by selects); ``x*x`` is split exactly in two
 parts (fma) so the exponential sees its low bits too. From 4 (float32) or
 5.93 (float64) on, erf rounds to 1. Polynomials are minimax fits weighted by
-the absolute error they cause in erf.
-
-``make(F)`` builds ``erf`` for one float type.
+the absolute error they cause in erf. Traced (see ``_trace``).
 """
 
 import numpy as np
-from ._bits import inline, vector
 
-from ._bits import copysign, fabs, fma
+from ._exp import exp
 from ._poly import horner, horner_pick
+from ._trace import copysign, fabs, fma, select
 
-__all__ = ["make"]
+__all__ = ["erf"]
 
 # erf(x)/x in u = x*x on [0, 0.875**2], relative: float32 2^-26.8, float64 2^-61.4
 _P = {
-    np.float32: (1.128379157491900052, -0.37612550464314974422, 0.11282455330124010623,
-                 -0.026791463033351380349, 0.0050321812927858247664, -0.00062032548659302648352),
-    np.float64: (1.128379167095512573536, -0.3761263890318373910799, 0.1128379167095430380283,
-                 -0.02686617064493261202289, 0.005223977622956140596233, -0.0008548326839445742348051,
-                 0.0001205532432613980327073, -0.00001492538149016444722712, 0.000001645651857862047169115,
-                 -1.628838061262542450382e-7, 1.411805840782957589428e-8, -8.655114904323525579978e-10),
+    32: (1.128379157491900052, -0.37612550464314974422, 0.11282455330124010623,
+         -0.026791463033351380349, 0.0050321812927858247664, -0.00062032548659302648352),
+    64: (1.128379167095512573536, -0.3761263890318373910799, 0.1128379167095430380283,
+         -0.02686617064493261202289, 0.005223977622956140596233, -0.0008548326839445742348051,
+         0.0001205532432613980327073, -0.00001492538149016444722712, 0.000001645651857862047169115,
+         -1.628838061262542450382e-7, 1.411805840782957589428e-8, -8.655114904323525579978e-10),
 }
 # Q pieces: (low end, centre, coefficients in x - centre); erf's absolute error: float32 2^-28.4,
 # float64 below 2^-56
 _Q = {
-    np.float32: (
+    32: (
         (0.875, 1.4375, (0.332117567957981822, -0.17354083110869562397, 0.082652462293349931177,
                          -0.036497469009611821584, 0.01508435653755948669, -0.0058192550820708094197,
                          0.0023388167043873879579, -0.0010014468803886129261)),
@@ -40,7 +38,7 @@ _Q = {
                     -0.0044843098830390082462, 0.0012189542373275871662, -0.00031229626852208653063,
                     0.000092494940574909444126, -0.000029895164424367536505)),
     ),
-    np.float64: (
+    64: (
         (0.875, 1.1875, (0.381304058966717898077, -0.222782027049557565942, 0.1167504018453682879157,
                          -0.05609394990545516075602, 0.02506941816632027963621, -0.010529606333178179627,
                          0.004188503548545171832015, -0.001587359534199414099007, 0.0005758785259296715568256,
@@ -63,53 +61,39 @@ _Q = {
     ),
 }
 _TWO_OVER_SQRT_PI = (1.1283791670955126, 1.5335459613165881e-17)     # float64 high and low parts
-_ONE_FROM = {np.float32: 4.0, np.float64: 5.93}        # erf rounds to 1 from here on
+_ONE_FROM = {32: 4.0, 64: 5.93}        # erf rounds to 1 from here on
 
 
-def make(F, exp):
-    """``dict(erf=)`` for float type ``F``; ``exp`` is the vector exp of that type."""
-    F = np.dtype(F).type
-    C0_HI = F(_TWO_OVER_SQRT_PI[0])
-    C0_LO = F((_TWO_OVER_SQRT_PI[0] - float(C0_HI)) + _TWO_OVER_SQRT_PI[1])   # 2/sqrt(pi) = C0_HI + C0_LO
-    P1 = horner(F(c) for c in _P[F][1:])
-    pieces = _Q[F]
-    ONE = F(1)
-    SMALL = F(pieces[0][0])
-    ONE_FROM = F(_ONE_FROM[F])
+def _tail_poly(a):
+    """``erfc(a) * exp(a*a)`` by pieces, for ``a`` from the first piece's low end to ``_ONE_FROM``."""
+    pieces = _Q[a.t.bits]
+    (_, c0, q0), (lo1, c1, q1) = pieces[:2]
+    first = a < lo1
+    near = horner_pick(q0, q1, a - select(first, c0, c1), first)
     if len(pieces) == 2:
-        (_, c0, q0), (lo1, c1, q1) = pieces
-        Q = horner_pick([F(c) for c in q0], [F(c) for c in q1])
-        C0, C1, LO1 = F(c0), F(c1), F(lo1)
+        return near
+    _, c2, q2 = pieces[2]
+    return select(a < pieces[2][0], near, horner(q2, a - c2))
 
-        @inline
-        def tail_poly(a):
-            first = a < LO1
-            return Q(a - (C0 if first else C1), first)
-    else:
-        (_, c0, q0), (lo1, c1, q1), (lo2, c2, q2) = pieces
-        Q01 = horner_pick([F(c) for c in q0], [F(c) for c in q1])
-        Q2 = horner([F(c) for c in q2])
-        C0, C1, C2, LO1, LO2 = F(c0), F(c1), F(c2), F(lo1), F(lo2)
 
-        @inline
-        def tail_poly(a):
-            first = a < LO1
-            near = Q01(a - (C0 if first else C1), first)
-            far = Q2(a - C2)
-            return near if a < LO2 else far
+def erf(x):
+    """The error function."""
+    t = x.t
+    one_from = _ONE_FROM[t.bits]
+    c0_hi = x.const(_TWO_OVER_SQRT_PI[0])                # 2/sqrt(pi) = c0_hi + c0_lo in x's type
+    c0_lo = (_TWO_OVER_SQRT_PI[0] - _as_type(_TWO_OVER_SQRT_PI[0], t)) + _TWO_OVER_SQRT_PI[1]
+    a = fabs(x)
+    u = x * x
+    small = fma(x, c0_hi, x * fma(u, horner(_P[t.bits][1:], u), c0_lo))
+    ac = select(a < one_from, a, one_from)               # keeps exp(-a*a) away from underflow
+    hi = ac * ac
+    lo = fma(ac, ac, -hi)                                # ac*ac == hi + lo exactly
+    q = _tail_poly(ac)
+    big = 1.0 - exp(-hi) * fma(-lo, q, q)                # exp(-hi - lo) * q, to first order in lo
+    big = select(a >= one_from, 1.0, big)
+    y = copysign(select(a < _Q[t.bits][0][0], small, big), x)   # the sign of x, -0.0 included
+    return select(x != x, x + x, y)
 
-    @vector
-    def erf(x):
-        a = fabs(x)
-        u = x * x
-        small = fma(x, C0_HI, x * fma(u, P1(u), C0_LO))
-        ac = a if a < ONE_FROM else ONE_FROM                 # keeps exp(-a*a) away from underflow
-        hi = ac * ac
-        lo = fma(ac, ac, -hi)                                # ac*ac == hi + lo exactly
-        q = tail_poly(ac)
-        big = ONE - exp(-hi) * fma(-lo, q, q)                # exp(-hi - lo) * q, to first order in lo
-        big = ONE if a >= ONE_FROM else big
-        y = small if a < SMALL else copysign(big, x)
-        return x + x if x != x else y
 
-    return dict(erf=erf)
+def _as_type(value, t):
+    return float(np.float32(value)) if t.is32 else float(value)

@@ -1,28 +1,20 @@
-"""The compiled implementations by (name, float type), built on first use.
+"""The vector functions as Numba intrinsics, by name.
 
-``get(name, F)`` returns the inlinable njit function ``name`` for float type ``F``
-(``np.float32`` or ``np.float64``); each family (exp, log, erf, trig, pow) is
-built once per type. ``SOURCE_TAG`` is a short hash of the vecmath sources: code
-compiled with them is cached under it, so a changed implementation never loads
-a stale cache entry.
+``get(name)`` returns the ``@intrinsic`` for ``name`` (float32 or float64
+arguments of one type, a result of that type); ``NAMES`` lists them.
+``SOURCE_TAG`` is a short hash of the vecmath sources: kernels compiled with
+them are cached under it, so a changed implementation never loads a stale
+cache entry.
 """
 
 import hashlib
 import os
-import threading
 
-import numpy as np
-from ._bits import vector
-
-from ._bits import div, sqrt as _sqrt
+from . import _erf, _exp, _log, _pow, _trig
+from ._trace import fma, select, vector
+from ._trace import sqrt as _sqrt
 
 __all__ = ["get", "NAMES", "SOURCE_TAG"]
-
-NAMES = ("exp", "expm1", "log", "log1p", "tanh", "sigmoid", "erf", "sin", "cos", "pow", "sqrt", "rsqrt")
-_FAMILY = {"exp": "exp", "expm1": "exp", "tanh": "exp", "sigmoid": "exp", "log": "log", "log1p": "log",
-           "erf": "erf", "sin": "trig", "cos": "trig", "pow": "pow", "sqrt": "sqrt", "rsqrt": "sqrt"}
-_built = {}
-_lock = threading.Lock()
 
 
 def _source_tag():
@@ -38,53 +30,35 @@ def _source_tag():
 SOURCE_TAG = _source_tag()
 
 
-def _sqrt_family(F):
-    ONE = F(1)
-
-    @vector
-    def sqrt(x):
-        return _sqrt(x)
-
-    @vector
-    def rsqrt(x):
-        return div(ONE, _sqrt(x))
-
-    return dict(sqrt=sqrt, rsqrt=rsqrt)
+def sqrt(x):
+    """Correctly rounded square root."""
+    return _sqrt(x)
 
 
-def _build(family, F):
-    if family == "exp":
-        from . import _exp
-        return _exp.make(F)
-    if family == "log":
-        from . import _log
-        return _log.make(F)
-    if family == "erf":
-        from . import _erf
-        return _erf.make(F, get("exp", F))
-    if family == "trig":
-        from . import _trig
-        return _trig.make(F)
-    if family == "pow":
-        from . import _pow
-        return _pow.make(F, _family("exp", F)["exp_poly"])
-    return _sqrt_family(F)
+def rsqrt(x):
+    """``1 / sqrt(x)``: ``r = 1/s`` with ``s = sqrt(x)``, then one correction for both roundings --
+    ``1 - r*s`` and ``x - s*s`` are exact (fma; a subnormal ``x`` is scaled up by an even power of
+    two first so that ``x - s*s`` is)."""
+    h = 12 if x.t.is32 else 27
+    sub = x < 2.0 ** (1 - x.t.bias)
+    xs = select(sub, x * 2.0 ** (2 * h), x)
+    s = _sqrt(xs)
+    r = 1.0 / s
+    res = fma(-r, s, 1.0)                                # 1 - r*s
+    ds = fma(-s, s, xs) * (0.5 * r)                      # sqrt(xs) - s, to first order
+    y = fma(r, res - r * ds, r)
+    y = select(sub, y * 2.0 ** h, y)
+    return select((x > 0.0) & (x < float("inf")), y, 1.0 / _sqrt(x))   # 0, inf, negatives, NaN
 
 
-def _family(family, F):
-    key = (family, F)
-    funcs = _built.get(key)
-    if funcs is None:
-        with _lock:
-            funcs = _built.get(key)
-            if funcs is None:
-                funcs = _built[key] = _build(family, F)
-    return funcs
+_BUILDERS = {"exp": _exp.exp, "expm1": _exp.expm1, "log": _log.log, "log1p": _log.log1p, "tanh": _exp.tanh,
+             "sigmoid": _exp.sigmoid, "erf": _erf.erf, "sin": _trig.sin, "cos": _trig.cos, "pow": _pow.pow,
+             "sqrt": sqrt, "rsqrt": rsqrt}
+NAMES = tuple(_BUILDERS)
+_INTRINSICS = {name: vector(build, name) for name, build in _BUILDERS.items()}
 
 
-def get(name, F):
-    """The njit(inline="always") function ``name`` for float type ``F``."""
-    F = np.dtype(F).type
-    if F not in (np.float32, np.float64):
-        raise TypeError(f"vecmath.{name}: float32 or float64 only, got {np.dtype(F).name}")
-    return _family(_FAMILY[name], F)[name]
+def get(name, F=None):
+    """The Numba intrinsic ``name`` (``F``, a float type, is accepted for symmetry and ignored:
+    the intrinsic takes float32 and float64)."""
+    return _INTRINSICS[name]

@@ -19,33 +19,37 @@ the remainder; the quadrant picks and negates them with selects.
 The bits of 2/pi are computed at import from Machin's formula in Python
 integers, not stored.
 
-``make(F)`` builds ``sin``, ``cos`` for one float type.
+Traced (see ``_trace``).
 """
 
+import functools
+
 import numpy as np
-from ._bits import inline, vector
 
-from ._bits import bits_float, fabs, float_bits, floor, fma, rint
+from ._df import two_sum
 from ._poly import horner
+from ._trace import exponent_mantissa, fabs, floor, fma, lookup, rint, select
 
-__all__ = ["make", "two_over_pi_bits"]
+__all__ = ["sin", "cos", "two_over_pi_bits", "chunk_tables"]
 
 _S = {
-    np.float32: (-0.1666666664422010866332, 0.008333329329101974009422, -0.0001983926155350773861304,
+    32: (-0.1666666664422010866332, 0.008333329329101974009422, -0.0001983926155350773861304,
                  0.000002717349464119970632854),
-    np.float64: (-0.1666666666666666665046, 0.008333333333333324660674, -0.0001984126984125620593898,
+    64: (-0.1666666666666666665046, 0.008333333333333324660674, -0.0001984126984125620593898,
                  0.000002755731921441547458055, -2.50521049021838486021e-8, 1.605835910278559652724e-10,
                  -7.578092101608429870353e-13),
 }
 _C = {
-    np.float32: (0.04166666664793474863404, -0.001388888554748296396615, 0.00002479991166943513919261,
+    32: (0.04166666664793474863404, -0.001388888554748296396615, 0.00002479991166943513919261,
                  -2.723716745284937288711e-7),
-    np.float64: (0.04166666666666666665765, -0.001388888888888888406729, 0.00002480158730157972107515,
+    64: (0.04166666666666666665765, -0.001388888888888888406729, 0.00002480158730157972107515,
                  -2.755731921866537605252e-7, 2.087675505148362406724e-9, -1.147036497207144231098e-11,
                  4.741087669498756912392e-14),
 }
 _PIO2 = (1.5707963267948966, 6.123233995736766e-17)        # pi/2 in float64 high and low parts
-_ZEROS = 32                                                 # zero bits in front of 2/pi in the tables
+# pi/4 rounded down in each type: below it the argument is its own remainder
+_PIO4 = {32: float(np.nextafter(np.float32(np.pi / 4), np.float32(0))), 64: float(np.nextafter(np.pi / 4, 0))}
+_TINY = {32: 2.0 ** -13, 64: 2.0 ** -27}                   # sin(x) rounds to x below
 
 
 def two_over_pi_bits(nbits):
@@ -65,6 +69,7 @@ def two_over_pi_bits(nbits):
     return (1 << (nbits + 1 + prec)) // pi
 
 
+@functools.lru_cache(maxsize=None)
 def chunk_tables(F):
     """Four tables of ``F`` by biased exponent: 2/pi's bits in four chunks of ``p`` bits (``p`` the
     precision of ``F``) starting ``p`` bits before the exponent, each scaled by ``2**E``.
@@ -93,102 +98,72 @@ def chunk_tables(F):
     return tabs
 
 
-def _reduce(F):
-    """``(q, r_hi, r_lo)``: ``|x| = (q + (r_hi + r_lo) / (pi/2)) * pi/2`` modulo 2*pi, ``q`` in 0..3 (a
-    float), for finite ``a = |x| >= pi/4`` (garbage below and for inf/NaN: selected away)."""
-    fi = np.finfo(F)
-    TA, TB, TC, TD = chunk_tables(F)
-    MANT = np.uint64((1 << fi.nmant) - 1)
-    ONE_BITS = np.uint64(fi.maxexp - 1) << np.uint64(fi.nmant)   # the bits of 1.0
-    SHIFT = np.uint64(fi.nmant)
-    EMASK = np.uint64(2 * fi.maxexp - 1)
-    P_HI = F(_PIO2[0])
-    P_LO = F((_PIO2[0] - float(P_HI)) + _PIO2[1])
-    QUARTER, FOUR = F(0.25), F(4)
-
-    @inline
-    def two_sum(a, b):
-        s = a + b
-        bb = s - a
-        return s, (a - (s - bb)) + (b - bb)
-
-    @inline
-    def reduce(a):
-        bits = float_bits(a)
-        be = np.int64((bits >> SHIFT) & EMASK)
-        m = bits_float((bits & MANT) | ONE_BITS, a)          # a = m * 2**E, m in [1, 2)
-        ca, cb, cc, cd = TA[be], TB[be], TC[be], TD[be]
-        pa = m * ca
-        ea = fma(m, ca, -pa)
-        pb = m * cb
-        eb = fma(m, cb, -pb)
-        pc = m * cc
-        ec = fma(m, cc, -pc)
-        pd = m * cd
-        ka = rint(pa)
-        ke = rint(ea)
-        kb = rint(pb)
-        h = (pa - ka) + (ea - ke)                            # exact: multiples of 2**-(p-2), each <= 1/2
-        h, lo = two_sum(h, pb - kb)
-        t, t_lo = two_sum(eb, pc)
-        h, lo2 = two_sum(h, t)
-        lo = lo + (lo2 + (t_lo + (ec + pd)))
-        kh = rint(h)
-        h = h - kh
-        ka = ka - FOUR * floor(ka * QUARTER)                 # ka may be huge: reduce it first
-        q = ka + ke + kb + kh
-        q = q - FOUR * floor(q * QUARTER)
-        r = h + lo
-        lo = lo - (r - h)
-        r_hi = r * P_HI
-        r_lo = fma(r, P_HI, -r_hi) + (r * P_LO + lo * P_HI)
-        return q, r_hi, r_lo
-
-    return reduce
+def _reduce(a):
+    """``(q, r_hi, r_lo)``: ``a = (q + (r_hi + r_lo) / (pi/2)) * pi/2`` modulo 2*pi, ``q`` in 0..3 (a
+    float), for finite ``a >= pi/4`` (garbage below and for inf/NaN: selected away)."""
+    t = a.t
+    F = np.float32 if t.is32 else np.float64
+    tabs = chunk_tables(F)
+    p_hi = float(F(_PIO2[0]))
+    p_lo = (_PIO2[0] - p_hi) + _PIO2[1]
+    be, m = exponent_mantissa(a)                              # a = m * 2**E, m in [1, 2)
+    ca, cb, cc, cd = (lookup(f"two_over_pi_{k}", tabs[k], be) for k in range(4))
+    pa = m * ca
+    ea = fma(m, ca, -pa)
+    pb = m * cb
+    eb = fma(m, cb, -pb)
+    pc = m * cc
+    ec = fma(m, cc, -pc)
+    pd = m * cd
+    ka = rint(pa)
+    ke = rint(ea)
+    kb = rint(pb)
+    h = (pa - ka) + (ea - ke)                                 # exact: multiples of 2**-(p-2), each <= 1/2
+    h, lo = two_sum(h, pb - kb)
+    s, s_lo = two_sum(eb, pc)
+    h, lo2 = two_sum(h, s)
+    lo = lo + (lo2 + (s_lo + (ec + pd)))
+    kh = rint(h)
+    h = h - kh
+    ka = ka - 4.0 * floor(ka * 0.25)                          # ka may be huge: reduce it first
+    q = ka + ke + kb + kh
+    q = q - 4.0 * floor(q * 0.25)
+    r = h + lo
+    lo = lo - (r - h)
+    r_hi = r * p_hi
+    return q, r_hi, fma(r, p_hi, -r_hi) + (r * p_lo + lo * p_hi)
 
 
-def make(F):
-    """``dict(sin=, cos=)`` of inlinable njit functions for float type ``F``."""
-    F = np.dtype(F).type
-    reduce = _reduce(F)
-    S = horner(F(c) for c in _S[F])
-    C = horner(F(c) for c in _C[F])
-    PIO4 = F(0.7853981633974483)                             # rounded down in both types: below it, r = x
-    if float(PIO4) > np.pi / 4:
-        PIO4 = np.nextafter(PIO4, F(0))
-    TINY = F(2.0 ** -13 if F == np.float32 else 2.0 ** -27)  # sin(x) rounds to x below
-    ZERO, HALF, ONE, INF = F(0), F(0.5), F(1), F(np.inf)
-    TWO, F3 = F(2), F(3)
+def _kernels(x):
+    """``(q, s, c)``: quadrant of ``|x|`` and the sine and cosine of its remainder."""
+    t = x.t
+    a = fabs(x)
+    q, r, r_lo = _reduce(a)
+    near = a < _PIO4[t.bits]
+    q = select(near, 0.0, q)
+    r = select(near, a, r)
+    r_lo = select(near, 0.0, r_lo)
+    z = r * r
+    s = r + (r * z * horner(_S[t.bits], z) + r_lo * (1.0 - 0.5 * z))
+    hz = 0.5 * z
+    w = 1.0 - hz
+    c = w + (((1.0 - w) - hz) + (z * z * horner(_C[t.bits], z) - r * r_lo))
+    return q, s, c
 
-    @inline
-    def kernels(x):
-        a = fabs(x)
-        q, r, r_lo = reduce(a)
-        near = a < PIO4
-        q = ZERO if near else q
-        r = a if near else r
-        r_lo = ZERO if near else r_lo
-        z = r * r
-        s = r + (r * z * S(z) + r_lo * (ONE - HALF * z))
-        hz = HALF * z
-        w = ONE - hz
-        c = w + (((ONE - w) - hz) + (z * z * C(z) - r * r_lo))
-        return q, s, c
 
-    @vector
-    def sin(x):
-        q, s, c = kernels(x)
-        y = c if (q == ONE or q == F3) else s
-        y = -y if q >= TWO else y
-        y = -y if x < ZERO else y
-        y = x if fabs(x) < TINY else y                       # keeps -0.0 and subnormals exact
-        return y if fabs(x) < INF else x - x                 # NaN for inf and NaN
+def sin(x):
+    """Sine, with exact argument reduction for every finite ``x``."""
+    q, s, c = _kernels(x)
+    y = select((q == 1.0) | (q == 3.0), c, s)
+    y = select(q >= 2.0, -y, y)
+    y = select(x < 0.0, -y, y)
+    y = select(fabs(x) < _TINY[x.t.bits], x, y)              # keeps -0.0 and subnormals exact
+    return select(fabs(x) < float("inf"), y, x - x)          # NaN for inf and NaN
 
-    @vector
-    def cos(x):
-        q, s, c = kernels(x)
-        y = s if (q == ONE or q == F3) else c
-        y = -y if (q == ONE or q == TWO) else y
-        return y if fabs(x) < INF else x - x
 
-    return dict(sin=sin, cos=cos)
+def cos(x):
+    """Cosine, with exact argument reduction for every finite ``x``."""
+    q, s, c = _kernels(x)
+    y = select((q == 1.0) | (q == 3.0), s, c)
+    y = select((q == 1.0) | (q == 2.0), -y, y)
+    return select(fabs(x) < float("inf"), y, x - x)
