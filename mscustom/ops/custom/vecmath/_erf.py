@@ -14,7 +14,7 @@ import numpy as np
 
 from ._exp import exp
 from ._poly import horner, horner_pick
-from ._trace import copysign, fabs, fma, select
+from ._trace import copysign, fabs, fma, mad, select
 
 __all__ = ["erf"]
 
@@ -84,12 +84,12 @@ def erf(x):
     c0_lo = (_TWO_OVER_SQRT_PI[0] - _as_type(_TWO_OVER_SQRT_PI[0], t)) + _TWO_OVER_SQRT_PI[1]
     a = fabs(x)
     u = x * x
-    small = fma(x, c0_hi, x * fma(u, horner(_P[t.bits][1:], u), c0_lo))
+    small = mad(x, c0_hi, x * mad(u, horner(_P[t.bits][1:], u), c0_lo))
     ac = select(a < one_from, a, one_from)               # keeps exp(-a*a) away from underflow
     hi = ac * ac
     lo = fma(ac, ac, -hi)                                # ac*ac == hi + lo exactly
     q = _tail_poly(ac)
-    big = 1.0 - exp(-hi) * fma(-lo, q, q)                # exp(-hi - lo) * q, to first order in lo
+    big = 1.0 - exp(-hi) * mad(-lo, q, q)                # exp(-hi - lo) * q, to first order in lo
     big = select(a >= one_from, 1.0, big)
     y = copysign(select(a < _Q[t.bits][0][0], small, big), x)   # the sign of x, -0.0 included
     return select(x != x, x + x, y)

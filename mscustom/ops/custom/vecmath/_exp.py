@@ -13,7 +13,7 @@ constants below are per type (keyed by bit width).
 
 from ._df import fast_two_sum, two_sum
 from ._poly import horner
-from ._trace import copysign, fabs, fma, pow2, rint, scale2, select
+from ._trace import copysign, fabs, fma, mad, pow2, rint, scale2, select
 
 __all__ = ["exp", "expm1", "sigmoid", "tanh", "reduce", "expm1_poly", "exp_dw"]
 
@@ -52,7 +52,7 @@ def reduce(x):
     """``(k, r)``: ``x = k*ln2 + r``, ``|r| <= ln2/2`` (``x`` already clamped to a finite range)."""
     hi, lo = LN2[x.t.bits]
     k = rint(x * LOG2E)
-    return k, fma(k, -lo, fma(k, -hi, x))               # x - k*hi is exact: one rounding either way
+    return k, mad(k, -lo, mad(k, -hi, x))               # x - k*hi is exact: one rounding either way
 
 
 def expm1_poly(r):
@@ -60,7 +60,7 @@ def expm1_poly(r):
     z = r * r
     pr = horner(P_EXP[r.t.bits], r)
     p, p_lo = fast_two_sum(r, z * pr)
-    return p, fma(fma(r, r, -z), pr, p_lo)
+    return p, mad(fma(r, r, -z), pr, p_lo)
 
 
 def _clamp(x, lo, hi):
@@ -72,7 +72,7 @@ def exp(x):
     """``e**x``."""
     lim = LIMITS[x.t.bits]
     k, r = reduce(_clamp(x, lim["exp_lo"], lim["exp_hi"]))
-    y = scale2(fma(r * r, horner(P_EXP[x.t.bits], r), r) + 1.0, k)
+    y = scale2(mad(r * r, horner(P_EXP[x.t.bits], r), r) + 1.0, k)
     return select(x != x, x + x, y)
 
 
@@ -86,8 +86,8 @@ def exp_dw(p, p_lo):
     pl = select(out, 0.0, p_lo)
     k = rint(pc * LOG2E)
     r, r_err = two_sum(pc - k * hi, pl - k * lo)
-    pm = fma(r * r, horner(P_EXP[t.bits], r), r)
-    return scale2(1.0 + (pm + fma(r_err, pm, r_err)), k)
+    pm = mad(r * r, horner(P_EXP[t.bits], r), r)
+    return scale2(1.0 + (pm + mad(r_err, pm, r_err)), k)
 
 
 def expm1(x):
@@ -99,11 +99,11 @@ def expm1(x):
     k = rint(xc * LOG2E)
     r, r_err = two_sum(xc - k * hi, -k * lo)             # the reduced argument is r + r_err
     p, p_lo = expm1_poly(r)
-    p_lo = p_lo + fma(r_err, p, r_err)                   # expm1(r + r_err) = p + p_lo
+    p_lo = p_lo + mad(r_err, p, r_err)                   # expm1(r + r_err) = p + p_lo
     d = select(k > float(t.bias), 1.0, 0.0)              # 2**k itself would overflow: halve it, double y
     tk = pow2(k - d)
     y, err = two_sum(tk - 1.0, tk * p)                   # 2**k * expm1(r) + (2**k - 1); t*p is exact
-    y = (y + fma(tk, p_lo, err)) * (d + 1.0)
+    y = (y + mad(tk, p_lo, err)) * (d + 1.0)
     y = select(fabs(x) < lim["tiny"], x, y)              # x itself: keeps -0.0 and subnormals exact
     return select(x != x, x + x, y)
 
@@ -113,7 +113,7 @@ def _quotient(n_hi, n_lo, s, s_lo):
     inv = 1.0 / s
     q = n_hi * inv
     res = (fma(-q, s, n_hi) + n_lo) - q * s_lo
-    return fma(res, inv, q)
+    return mad(res, inv, q)
 
 
 def sigmoid(x):
@@ -123,7 +123,7 @@ def sigmoid(x):
     z = select(-fabs(x) > lim["sig_lo"], -fabs(x), lim["sig_lo"])
     k, r = reduce(z)
     tk = pow2(k)
-    e, e_lo = fast_two_sum(tk, tk * fma(r * r, horner(P_EXP[t.bits], r), r))   # exp(z), tk >= |tk*p|
+    e, e_lo = fast_two_sum(tk, tk * mad(r * r, horner(P_EXP[t.bits], r), r))   # exp(z), tk >= |tk*p|
     s, s_lo = fast_two_sum(x.const(1.0), e)
     s_lo = s_lo + e_lo
     pos = x >= 0.0
@@ -141,7 +141,7 @@ def tanh(x):
     ac = select(a > lim["big_tanh"], lim["big_tanh"], a)  # tanh rounds to 1 above; NaN passes through
     k, r = reduce(ac + ac)
     tk = pow2(k)
-    big = 1.0 - 2.0 / fma(tk, fma(r * r, horner(P_EXP[bits], r), r), tk + 1.0)
+    big = 1.0 - 2.0 / mad(tk, mad(r * r, horner(P_EXP[bits], r), r), tk + 1.0)
     u = x * x
-    small = fma(x * u, horner(Q_TANH[bits], u), x)
+    small = mad(x * u, horner(Q_TANH[bits], u), x)
     return copysign(select(a < TANH_SPLIT, small, big), x)   # copysign: -0.0 stays -0.0

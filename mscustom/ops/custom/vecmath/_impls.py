@@ -11,7 +11,7 @@ import hashlib
 import os
 
 from . import _erf, _exp, _log, _pow, _trig
-from ._trace import fma, select, vector
+from ._trace import fma, mad, select, vector
 from ._trace import sqrt as _sqrt
 
 __all__ = ["get", "NAMES", "SOURCE_TAG"]
@@ -46,7 +46,7 @@ def rsqrt(x):
     r = 1.0 / s
     res = fma(-r, s, 1.0)                                # 1 - r*s
     ds = fma(-s, s, xs) * (0.5 * r)                      # sqrt(xs) - s, to first order
-    y = fma(r, res - r * ds, r)
+    y = mad(r, res - r * ds, r)
     y = select(sub, y * 2.0 ** h, y)
     return select((x > 0.0) & (x < float("inf")), y, 1.0 / _sqrt(x))   # 0, inf, negatives, NaN
 

@@ -27,7 +27,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["V", "Ty", "vector", "select", "fma", "rint", "floor", "fabs", "copysign", "sqrt", "pow2",
+__all__ = ["V", "Ty", "vector", "select", "fma", "mad", "rint", "floor", "fabs", "copysign", "sqrt", "pow2",
            "scale2", "split_exp", "exponent_mantissa", "lookup", "int_to_float"]
 
 
@@ -193,7 +193,14 @@ def select(c, a, b):
 
 
 def fma(a, b, c):
-    """``a * b + c``, fused where the CPU has FMA (``llvm.fmuladd``)."""
+    """``a * b + c`` rounded once (``llvm.fma``): exact error terms such as ``fma(a, b, -a*b)`` rely on
+    it. One ``vfmadd`` where the CPU has FMA; elsewhere a correct but scalar library call."""
+    return _intr(a, "fma", b, c)
+
+
+def mad(a, b, c):
+    """``a * b + c``, fused where the CPU has FMA, a multiply and an add elsewhere (``llvm.fmuladd``):
+    for polynomial steps, whose error bound holds either way."""
     return _intr(a, "fmuladd", b, c)
 
 
