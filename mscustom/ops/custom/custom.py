@@ -100,7 +100,8 @@ class Custom:
     tensor input. ``reg_info``: a dict, JSON string or ``CustomRegOp`` (or a
     list, one per target); it wins over ``@custom_info_register``. ``name``:
     the op's name (default: the function's or symbol's). Extra keywords are
-    kernel options (jit: ``launch=(blocks, threads)``, ``parallel=``, ``debug=``).
+    kernel options (jit: ``launch=(blocks, threads)``, ``parallel=``, ``debug=``, ``vector_math=False``
+    to keep libm for ``math.*``/``np.*`` calls, docs/vecmath.md).
 
     Calls take Tensors or NumPy arrays and Python scalars, in the kernel's
     order, then values for the reg-info attributes that have no fixed value;

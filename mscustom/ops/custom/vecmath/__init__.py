@@ -5,11 +5,13 @@ per element, and Numba's SVML path is not there with the published llvmlite
 wheels. These functions are written for Numba instead: range reduction and a
 minimax polynomial in the argument's own precision (float32 stays float32),
 exponent bits built with integer operations, special values (NaN, infinities,
-signed zeros, subnormals) chosen with selects -- no branches and no calls -- and
-inlined into the caller, so a loop that calls them is vectorized (``vfmadd...ps
-ymm`` on AVX2) like one that only adds and multiplies.
+signed zeros, subnormals) chosen with selects -- no branches and no calls. Each
+call emits its arithmetic straight into the caller's LLVM code (``_trace``), so
+a loop that calls them is vectorized (``vfmadd...ps ymm`` on AVX2) like one that
+only adds and multiplies, and compiles about as fast.
 
-Use them in any njit function or jit kernel::
+Use them in any njit function or jit kernel (float32 or float64 arguments;
+integers compute in float64)::
 
     from mscustom.ops.custom import vecmath
 
@@ -23,10 +25,11 @@ Jit kernels need not name them: ``math.tanh``, ``np.exp``, ``from math import
 erf`` ... are lowered to them by default (``lowering``; ``ops.Custom(...,
 func_type="jit", vector_math=False)`` turns that off).
 
-Accuracy (measured; docs/vecmath.md has the table): every function is within
-``ULP_BOUND[name]`` ulp of the exact result over the whole range, in float32
-and float64 -- within 2 ulp everywhere, within 1 for most. ``sin``/``cos``
-reduce their argument exactly, so they hold for ``1e30`` as for ``1``.
+Accuracy: within ``ULP_BOUND[name]`` ulps of the exact result, (float32,
+float64), over the whole range -- every float32 input measured, float64
+sampled (docs/vecmath.md has the table). ``sin``/``cos`` reduce their argument
+exactly, so they hold for ``1e30`` as for ``1``. CPU only (Numba's CPU target);
+an x86 CPU with AVX2 and FMA runs them 8 (float32) or 4 (float64) at a time.
 
 Outside compiled code the functions compute with NumPy.
 """

@@ -62,6 +62,8 @@ def _opaque(b, c):
     loop short of vector registers it spills the hoisted, broadcast value once and folds the stack
     slot into the arithmetic, instead of re-loading the constant's address and broadcasting it at
     every use (two instructions each under the JIT's large code model)."""
+    if not b.module.triple.startswith(("x86_64", "i386", "i686")):
+        return c                                     # the "x" (SSE register) constraint is x86's
     fnty = ir.FunctionType(c.type, [c.type])
     call = b.asm(fnty, "", "=x,0", [c], False)
     call.attributes.add("readnone")                  # no memory, no unwinding: hoisted out of loops
@@ -301,8 +303,7 @@ def lookup(name, values, index):
         gv.linkage = "internal"
         gv.global_constant = True
         gv.initializer = ir.Constant(arrty, [float(v) for v in values])
-    idx = b.zext(index.v, ir.IntType(64)) if t.bits == 32 else index.v
-    ptr = b.gep(gv, [ir.Constant(ir.IntType(32), 0), idx], inbounds=True)
+    ptr = b.gep(gv, [ir.Constant(index.v.type, 0), index.v], inbounds=True)   # index: non-negative
     return V(b, b.load(ptr), t, "f")
 
 
