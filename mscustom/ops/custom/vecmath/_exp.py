@@ -13,7 +13,7 @@ constants below are per type (keyed by bit width).
 
 from ._df import fast_two_sum, two_sum
 from ._poly import horner
-from ._trace import copysign, fabs, fma, mad, pow2, rint, scale2, select
+from ._trace import copysign, fabs, floor, fma, mad, pow2, rint, select
 
 __all__ = ["exp", "expm1", "sigmoid", "tanh", "reduce", "expm1_poly", "exp_dw"]
 
@@ -71,9 +71,22 @@ def _clamp(x, lo, hi):
 def exp(x):
     """``e**x``."""
     lim = LIMITS[x.t.bits]
-    k, r = reduce(_clamp(x, lim["exp_lo"], lim["exp_hi"]))
-    y = scale2(mad(r * r, horner(P_EXP[x.t.bits], r), r) + 1.0, k)
-    return select(x != x, x + x, y)
+    hi, lo = LN2[x.t.bits]
+    xc = _clamp(x, lim["exp_lo"], lim["exp_hi"])
+    k = rint(xc * LOG2E)
+    r, r_err = fast_two_sum(fma(k, -hi, xc), -k * lo)     # the reduced argument in two words
+    p, p_lo = expm1_poly(r)                               # expm1(r + r_err) = p + p_lo + r_err*(1 + p)
+    return select(x != x, x + x, _scale_1p(p, p_lo + mad(r_err, p, r_err), k))
+
+
+def _scale_1p(p, p_lo, k):
+    """``2**k * (1 + p + p_lo)`` rounded once where the result is normal: ``1 + p`` in two words, one
+    fma with ``t = 2**k1``, then an exact ``* 2**k2`` (``k = k1 + k2``, both halves normal
+    exponents; a subnormal or overflowing result rounds there)."""
+    u, u_lo = fast_two_sum(p.const(1.0), p)
+    k1 = floor(k * 0.5)
+    t1 = pow2(k1)
+    return fma(t1, u, t1 * (u_lo + p_lo)) * pow2(k - k1)
 
 
 def exp_dw(p, p_lo):
@@ -86,8 +99,8 @@ def exp_dw(p, p_lo):
     pl = select(out, 0.0, p_lo)
     k = rint(pc * LOG2E)
     r, r_err = two_sum(pc - k * hi, pl - k * lo)
-    pm = mad(r * r, horner(P_EXP[t.bits], r), r)
-    return scale2(1.0 + (pm + mad(r_err, pm, r_err)), k)
+    pm, pm_lo = expm1_poly(r)
+    return _scale_1p(pm, pm_lo + mad(r_err, pm, r_err), k)
 
 
 def expm1(x):
