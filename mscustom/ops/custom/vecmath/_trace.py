@@ -25,7 +25,8 @@ Example::
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
-from numba.extending import intrinsic
+
+from ...._numba_private.intrinsics import intrinsic
 
 __all__ = ["V", "Ty", "vector", "select", "fma", "mad", "rint", "floor", "fabs", "copysign", "sqrt", "pow2",
            "scale2", "split_exp", "exponent_mantissa", "lookup", "int_to_float"]
