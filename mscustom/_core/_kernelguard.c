@@ -233,6 +233,19 @@ kg_label(PyObject *self, PyObject *Py_UNUSED(ignored))
     return PyBytes_FromString(thread_label);
 }
 
+/* (address, length) from a call's arguments; -1 with an error set. */
+static int
+parse_range(PyObject *args, void **p, Py_ssize_t *length)
+{
+    PyObject *addr_obj;
+    if (!PyArg_ParseTuple(args, "On", &addr_obj, length))
+        return -1;
+    *p = PyLong_AsVoidPtr(addr_obj);
+    if (*p == NULL && PyErr_Occurred())
+        return -1;
+    return 0;
+}
+
 /* reserve(length): an anonymous read/write mapping (no swap reserved), its address. */
 static PyObject *
 kg_reserve(PyObject *self, PyObject *arg)
@@ -254,12 +267,9 @@ kg_reserve(PyObject *self, PyObject *arg)
 static PyObject *
 kg_release(PyObject *self, PyObject *args)
 {
-    PyObject *addr_obj;
+    void *p;
     Py_ssize_t length;
-    if (!PyArg_ParseTuple(args, "On", &addr_obj, &length))
-        return NULL;
-    void *p = PyLong_AsVoidPtr(addr_obj);
-    if (p == NULL && PyErr_Occurred())
+    if (parse_range(args, &p, &length) < 0)
         return NULL;
     uintptr_t lo = (uintptr_t)p, hi = lo + (uintptr_t)length;
     for (int i = 0; i < MAX_WATCHED; i++)       /* a range still watched inside it: forget it first */
@@ -274,12 +284,9 @@ kg_release(PyObject *self, PyObject *args)
 static PyObject *
 kg_watch(PyObject *self, PyObject *args)
 {
-    PyObject *addr_obj;
+    void *p;
     Py_ssize_t length;
-    if (!PyArg_ParseTuple(args, "On", &addr_obj, &length))
-        return NULL;
-    void *p = PyLong_AsVoidPtr(addr_obj);
-    if (p == NULL && PyErr_Occurred())
+    if (parse_range(args, &p, &length) < 0)
         return NULL;
     if ((uintptr_t)p % (uintptr_t)page_size || length <= 0 || length % page_size) {
         PyErr_SetString(PyExc_ValueError, "watch: the range must be whole pages");
@@ -328,12 +335,9 @@ kg_unwatch(PyObject *self, PyObject *arg)
 static PyObject *
 kg_open(PyObject *self, PyObject *args)
 {
-    PyObject *addr_obj;
+    void *p;
     Py_ssize_t length;
-    if (!PyArg_ParseTuple(args, "On", &addr_obj, &length))
-        return NULL;
-    void *p = PyLong_AsVoidPtr(addr_obj);
-    if (p == NULL && PyErr_Occurred())
+    if (parse_range(args, &p, &length) < 0)
         return NULL;
     if (mprotect(p, (size_t)length, PROT_READ | PROT_WRITE) != 0)
         return PyErr_SetFromErrno(PyExc_OSError);
