@@ -127,7 +127,12 @@ class GuardedBuffer:
         self.array = mem[off:off + nbytes].view(dtype).reshape(shape)
         self._before = (self._addr, before)
         self._after = (body_hi, after)
-        self._slots = [_c.watch(self._addr, before), _c.watch(body_hi, after)]
+        try:
+            self._slots.append(_c.watch(self._addr, before))
+            self._slots.append(_c.watch(body_hi, after))
+        except BaseException:           # too many guarded buffers at once: give the mapping back
+            self.close()
+            raise
 
     def _plain(self, shape, dtype, nbytes, zone):
         raw = np.full(nbytes + 2 * zone + _ALIGN, GUARD_BYTE, np.uint8)
