@@ -115,8 +115,10 @@ def expm1(x):
     p_lo = p_lo + mad(r_err, p, r_err)                   # expm1(r + r_err) = p + p_lo
     d = select(k > float(t.bias), 1.0, 0.0)              # 2**k itself would overflow: halve it, double y
     tk = pow2(k - d)
-    y, err = two_sum(tk - 1.0, tk * p)                   # 2**k * expm1(r) + (2**k - 1); t*p is exact
-    y = (y + mad(tk, p_lo, err)) * (d + 1.0)
+    a = tk - 1.0                                         # exact up to 2**(mantissa bits); beyond, its error:
+    a_err = (tk - a) - 1.0
+    y, err = two_sum(a, tk * p)                          # 2**k * expm1(r) + (2**k - 1); tk*p is exact
+    y = (y + (err + mad(tk, p_lo, a_err))) * (d + 1.0)
     y = select(fabs(x) < lim["tiny"], x, y)              # x itself: keeps -0.0 and subnormals exact
     return select(x != x, x + x, y)
 
