@@ -12,7 +12,7 @@ from mscustom.ops.custom.kind import get_kind, kinds, register_kind
 def test_builtin_kinds_are_registered():
     assert {"pyfunc", "jit", "aot"} <= set(kinds())
     assert get_kind("pyfunc").allocates is True
-    assert get_kind("jit").options == ("launch", "parallel", "debug")
+    assert get_kind("jit").options == ("launch", "parallel", "debug", "vector_math")
 
 
 def test_unknown_kind_lists_the_known_ones():

@@ -163,5 +163,6 @@ def test_jit_options_pass_through_custom():
     assert op.kernels[0].name == "jit:square_kernel[CPU](python)"
     assert op(ms.Tensor([3.0])).tolist() == [9.0]
     with pytest.raises(TypeError, match=r"op 'square_kernel': unknown keyword argument\(s\) \['threads'\] for "
-                                        r"func_type 'jit'; its kernel options are \['launch', 'parallel', 'debug'\]"):
+                                        r"func_type 'jit'; its kernel options are \['launch', 'parallel', 'debug', "
+                                        r"'vector_math'\]"):
         ops.Custom(square_kernel, same, same, func_type="jit", threads=4)
