@@ -135,10 +135,14 @@ def sigmoid(x):
     """``1 / (1 + e**-x)`` without overflow: ``n / (1 + e)`` with ``e = exp(-|x|)``."""
     t = x.t
     lim = LIMITS[t.bits]
+    hi, lo = LN2[t.bits]
     z = select(-fabs(x) > lim["sig_lo"], -fabs(x), lim["sig_lo"])
-    k, r = reduce(z)
+    k = rint(z * LOG2E)
+    r, r_err = fast_two_sum(fma(k, -hi, z), -k * lo)
+    p, p_lo = expm1_poly(r)
     tk = pow2(k)
-    e, e_lo = fast_two_sum(tk, tk * mad(r * r, horner(P_EXP[t.bits], r), r))   # exp(z), tk >= |tk*p|
+    e, e_lo = fast_two_sum(tk, tk * p)                    # exp(z) = e + e_lo, in two words
+    e_lo = mad(tk, p_lo + mad(r_err, p, r_err), e_lo)
     s, s_lo = fast_two_sum(x.const(1.0), e)
     s_lo = s_lo + e_lo
     pos = x >= 0.0
