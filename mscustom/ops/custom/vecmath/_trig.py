@@ -28,7 +28,7 @@ import numpy as np
 
 from ._df import two_sum
 from ._poly import horner
-from ._trace import exponent_mantissa, fabs, floor, fma, lookup, rint, select
+from ._trace import exponent_mantissa, fabs, floor, fma, lookup, mad, rint, select
 
 __all__ = ["sin", "cos", "two_over_pi_bits", "chunk_tables"]
 
@@ -119,12 +119,15 @@ def _reduce(a):
     ke = rint(ea)
     kb = rint(pb)
     h = (pa - ka) + (ea - ke)                                 # exact: multiples of 2**-(p-2), each <= 1/2
-    h, lo = two_sum(h, pb - kb)
+    h, l1 = two_sum(h, pb - kb)
     s, s_lo = two_sum(eb, pc)
-    h, lo2 = two_sum(h, s)
-    lo = lo + (lo2 + (s_lo + (ec + pd)))
+    h, l2 = two_sum(h, s)
     kh = rint(h)
     h = h - kh
+    # near a multiple of pi/2 h cancels: keep l1 + l2 exact too, round only far below them
+    m, m_lo = two_sum(l1, l2)
+    h, e2 = two_sum(h, m)
+    lo = (m_lo + e2) + (s_lo + (ec + pd))
     ka = ka - 4.0 * floor(ka * 0.25)                          # ka may be huge: reduce it first
     q = ka + ke + kb + kh
     q = q - 4.0 * floor(q * 0.25)
@@ -147,7 +150,7 @@ def _kernels(x):
     s = r + (r * z * horner(_S[t.bits], z) + r_lo * (1.0 - 0.5 * z))
     hz = 0.5 * z
     w = 1.0 - hz
-    c = w + (((1.0 - w) - hz) + (z * z * horner(_C[t.bits], z) - r * r_lo))
+    c = w + (((1.0 - w) - hz) + (z * z * horner(_C[t.bits], z) - mad(fma(r, r, -z), 0.5, r * r_lo)))
     return q, s, c
 
 
