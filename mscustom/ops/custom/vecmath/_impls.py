@@ -37,10 +37,11 @@ def sqrt(x):
 
 def rsqrt(x):
     """``1 / sqrt(x)``: ``r = 1/s`` with ``s = sqrt(x)``, then one correction for both roundings --
-    ``1 - r*s`` and ``x - s*s`` are exact (fma; a subnormal ``x`` is scaled up by an even power of
-    two first so that ``x - s*s`` is)."""
-    h = 12 if x.t.is32 else 27
-    sub = x < 2.0 ** (1 - x.t.bias)
+    ``1 - r*s`` and ``x - s*s`` are exact (fma). ``x - s*s`` has bits down to about ``x * 2**-2p``
+    (``p`` mantissa bits), so a tiny ``x`` (below 2**-100 / 2**-967, subnormals included) is first
+    scaled up by an even power of two, and the result down by its square root."""
+    h = 25 if x.t.is32 else 54
+    sub = x < (2.0 ** -100 if x.t.is32 else 2.0 ** -967)
     xs = select(sub, x * 2.0 ** (2 * h), x)
     s = _sqrt(xs)
     r = 1.0 / s
