@@ -38,6 +38,13 @@ Q_TANH = {
          0.00009155997169383055064637, -0.00003016746192523717336862, 0.00000602570283812425729135),
 }
 TANH_SPLIT = 0.625
+# the same fit one degree higher for float32 (2^-30.8), where the result keeps expm1(r) in two words
+# (exp, expm1, sigmoid, pow): there the polynomial's error would be most of what is left
+P_EM1 = {
+    32: (0.50000000808002470782, 0.16666666756401171078, 0.041666240712711107458, 0.008333286026263549232,
+         0.0013948580818093910978, 0.00019907571575019447657),
+    64: P_EXP[64],
+}
 # ln2 = LN2_HI + LN2_LO, LN2_HI with trailing zero bits so that k * LN2_HI is exact for every k used
 LN2 = {32: (0.693359375, -2.12194440e-4), 64: (6.93147180369123816490e-01, 1.90821492927058770002e-10)}
 LOG2E = 1.4426950408889634
@@ -58,7 +65,7 @@ def reduce(x):
 def expm1_poly(r):
     """``expm1(r)`` for ``|r| <= ln2/2`` as two words ``(p, p_lo)``."""
     z = r * r
-    pr = horner(P_EXP[r.t.bits], r)
+    pr = horner(P_EM1[r.t.bits], r)
     p, p_lo = fast_two_sum(r, z * pr)
     return p, mad(fma(r, r, -z), pr, p_lo)
 
