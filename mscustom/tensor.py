@@ -15,6 +15,7 @@ from . import dtype as _dt
 from ._core import capture as _capture
 from ._core.functions import functions as _F
 from ._core.functions import watch as _watch_functions
+from ._core.functions import METHODS as _REGISTERED_METHODS
 from ._core.tape import STATE as _STATE
 
 from .formats import DEFAULT_FORMAT, FORMATS
@@ -774,7 +775,7 @@ _PUBLISHED_METHODS = {
 
 
 def _bind_method(name, fn):
-    method = _PUBLISHED_METHODS.get(name)
+    method = _PUBLISHED_METHODS.get(name) or _REGISTERED_METHODS.get(name)
     if method is not None:
         if type(fn) is not _types.FunctionType:     # a callable object binds no self: call it with one
             fn = (lambda f: lambda self, *args, **kwargs: f(self, *args, **kwargs))(fn)
@@ -786,7 +787,7 @@ def _bind_published(name, fn):
     _bind_method(name, fn)
 
 
-for _name in list(_DIRECT_OPERATORS) + list(_PUBLISHED_METHODS):
+for _name in list(_DIRECT_OPERATORS) + list(_PUBLISHED_METHODS) + list(_REGISTERED_METHODS):
     if hasattr(_F, _name):
         _bind_published(_name, getattr(_F, _name))
 del _name

@@ -7,16 +7,25 @@ this table. It imports nothing, so ``tensor.py`` can use it with no cycle.
 
 import types
 
-__all__ = ["functions", "register_function", "watch"]
+__all__ = ["functions", "register_function", "watch", "METHODS"]
 
 functions = types.SimpleNamespace()
 _WATCHERS = []
+# function name -> the Tensor method bound to it (``register_function(..., method=...)``)
+METHODS = {}
 
 
-def register_function(name, fn):
-    """Publish ``fn`` as the functional form ``name`` (what ``Tensor.__add__`` & co. call)."""
+def register_function(name, fn, method=None):
+    """Publish ``fn`` as the functional form ``name`` (what ``Tensor.__add__`` & co. call).
+
+    ``method``: also bind it as a ``Tensor`` method -- ``True`` under the same name, or the method's
+    name as a string (``register_function("tensor_fill", fill, method="fill")``). One definition
+    serves ``ops.name(x, ...)`` and ``x.name(...)``.
+    """
     if not callable(fn):
         raise TypeError(f"register_function: {name!r} must be callable, got {type(fn).__name__}")
+    if method:
+        METHODS[name] = name if method is True else method
     setattr(functions, name, fn)
     for watcher in _WATCHERS:
         watcher(name, fn)

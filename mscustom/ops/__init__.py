@@ -51,3 +51,12 @@ from ._bmm_ops import baddbmm, bmm  # noqa: E402
 from ._attention_ops import scaled_dot_product_attention  # noqa: E402
 # functions with MindSpore 2.10's names: tril, triu, flip, isclose, outer, addmm, lerp, cdist ...
 from ._ms_names_ops import *  # noqa: F401,F403,E402
+
+# functions laid out by concern (mscustom/ops/<concern>/): each package's __all__ is re-exported here
+from .math import *  # noqa: F401,F403,E402
+from .array import *  # noqa: F401,F403,E402
+from .nn import *  # noqa: F401,F403,E402
+from .linalg import *  # noqa: F401,F403,E402
+from .random import *  # noqa: F401,F403,E402
+from .sparse import *  # noqa: F401,F403,E402
+from .spectral import *  # noqa: F401,F403,E402
