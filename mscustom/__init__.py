@@ -34,10 +34,10 @@ __all__ += ["dataset", "train", "Model", "Callback", "RunContext", "LossMonitor"
             "load_param_into_net"]
 
 # bfloat16 (ml_dtypes), mixed precision (ms.amp, Cell.to_float) and ms.mutable
-from .dtype import bfloat16  # noqa: E402
+from .dtype import bfloat16, complex64, complex128  # noqa: E402
 from . import amp  # noqa: E402
 from ._mutable import mutable  # noqa: E402
-__all__ += ["bfloat16", "amp", "mutable"]
+__all__ += ["bfloat16", "complex64", "complex128", "amp", "mutable"]
 from .train import export  # noqa: E402  (ms.export(net, *inputs, file_name=..., file_format="ONNX"))
 __all__ += ["export"]
 from .tensor import tensor  # noqa: E402  (ms.tensor(...), the function form of Tensor)
