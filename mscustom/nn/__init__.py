@@ -71,3 +71,6 @@ __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder
             "TransformerDecoder", "Transformer"]
 from .constant_pad import ConstantPad1d, ConstantPad2d, ConstantPad3d
 __all__ += ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d"]
+from . import activation_more as _activation_more
+from .activation_more import *  # noqa: F401,F403
+__all__ += _activation_more.__all__
