@@ -5,3 +5,11 @@ Each submodule publishes its names in ``__all__``; ``mscustom.ops`` re-exports t
 """
 
 __all__ = []
+
+from . import _activations_more
+from ._activations_more import *  # noqa: F401,F403,E402
+__all__ += _activations_more.__all__
+
+from . import _losses_more
+from ._losses_more import *  # noqa: F401,F403,E402
+__all__ += _losses_more.__all__
