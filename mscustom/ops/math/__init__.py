@@ -4,3 +4,6 @@ Each submodule publishes its names in ``__all__``; ``mscustom.ops`` re-exports t
 """
 
 __all__ = []
+from ._trig import *  # noqa: F401,F403,E402
+from . import _trig  # noqa: E402
+__all__ += _trig.__all__

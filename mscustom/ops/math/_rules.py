@@ -1,0 +1,128 @@
+"""Builders shared by the math name modules: dtype rules and one-line op definitions.
+
+``float_unary`` and ``float_binary`` define an op whose NumPy kernel runs
+quietly (inf/nan without RuntimeWarnings, as MindSpore returns them) and whose
+gradient is built from ops, then publish its functional form under MindSpore's
+name. The dtype rules here are the ones MindSpore 2.10's CPU kernels apply.
+"""
+
+import numpy as np
+
+from ... import dtype as _dt
+from ..._core.dispatch import call
+from ..._core.registry import register_function
+from ...tensor import Tensor
+from .._builtin import NOATTR, broadcast_shape, defop, float_only, functional, result_dtype, tensor_arg, unary
+
+__all__ = []
+
+
+def quiet(kernel):
+    """``kernel(attrs, ins)`` run without NumPy's floating-point warnings."""
+    def compute(attrs, ins):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            return kernel(attrs, ins)
+    return compute
+
+
+def as_out(fn):
+    """A kernel from an elementwise NumPy function, cast back to the first input's dtype."""
+    return quiet(lambda a, i: np.asarray(fn(*i)).astype(i[0].dtype, copy=False))
+
+
+def float_unary(name, fn, grad, doc, arg="input", method=False):
+    """A float-only one-input op ``fn`` (NumPy) with gradient ``grad(x, y, g)`` built from ops."""
+    op = unary(name, as_out(fn), float_only(name),
+               (lambda ins, outs, g, a: [grad(ins[0], outs[0], g[0])]) if grad else
+               (lambda ins, outs, g, a: [None]), doc)
+    f = functional(op, doc, arg_names=(arg,))
+    if method:
+        register_function(name, f, method=True)
+    return f
+
+
+def float_binary(name, fn, grad, doc, args=("input", "other"), type_rule=None, method=False):
+    """A two-input op ``fn`` (NumPy) on floats (broadcasting); ``grad(x, y, out, g)`` gives the two
+    gradients (before ``sum_to``) or None for no gradient."""
+    from .. import functional as F
+
+    def gradient(ins, outs, g, a):
+        if grad is None:
+            return [None, None]
+        gx, gy = grad(ins[0], ins[1], outs[0], g[0])
+        return [None if gx is None or ins[0].dtype != outs[0].dtype else F.sum_to(gx, ins[0].shape),
+                None if gy is None or ins[1].dtype != outs[0].dtype else F.sum_to(gy, ins[1].shape)]
+
+    op = defop(name, 2, as_out_binary(fn), broadcast_shape(name), type_rule or some_float(name), gradient,
+               doc=doc, arg_names=args)
+    f = functional(op, doc, arg_names=args)
+    if method:
+        register_function(name, f, method=True)
+    return f
+
+
+def as_out_binary(fn):
+    """A two-input kernel whose result takes the dtype the type rule chose (computed in float64
+    for float16 inputs to round once)."""
+    def kernel(a, i):
+        x, y = i
+        dtype = result_dtype([x.dtype, y.dtype]) if x.dtype.kind == y.dtype.kind == "f" else None
+        return fn(x, y) if dtype is None else np.asarray(fn(x, y)).astype(dtype, copy=False)
+    return quiet(kernel)
+
+
+def some_float(name):
+    """FInferType of a binary op that needs a float operand: the promoted dtype (ints next to a float
+    take the float's dtype); no float operand is a TypeError naming the op."""
+    def infer(attrs, dtypes):
+        if not any(_dt.is_floating(d) for d in dtypes):
+            listed = " and ".join(d.name for d in dtypes)
+            raise TypeError(f"op '{name}': expected a float16, float32 or float64 operand, got {listed}")
+        return dtypes, [_dt.from_numpy(result_dtype([d.np_dtype for d in dtypes]))]
+    return infer
+
+
+def float_or_int_to_f32(name, allow_bool=True):
+    """FInferType: floats keep their dtype; integers (and bool, when allowed) give float32."""
+    def infer(attrs, dtypes):
+        d = dtypes[0]
+        if d.name == "bool" and not allow_bool:
+            raise TypeError(f"op '{name}': input must be a number type, got bool")
+        return dtypes, [d if _dt.is_floating(d) else _dt.float32]
+    return infer
+
+
+def promote_to_float(name):
+    """FInferType of a binary op: the promoted float dtype; integer and bool inputs alone give float32."""
+    def infer(attrs, dtypes):
+        out = result_dtype([d.np_dtype for d in dtypes])
+        return dtypes, [_dt.from_numpy(out) if out.kind == "f" else _dt.float32]
+    return infer
+
+
+def same_dtype_int(name, allow_bool=False):
+    """FInferType: integer tensors (bool too when allowed) of one dtype, kept."""
+    def infer(attrs, dtypes):
+        for i, d in enumerate(dtypes):
+            if not (_dt.is_integral(d) and (d.name != "bool" or allow_bool)):
+                raise TypeError(f"op '{name}': input {i} must be an integer tensor, got {d.name}")
+        out = np.result_type(*(d.np_dtype for d in dtypes))
+        return dtypes, [_dt.from_numpy(out)]
+    return infer
+
+
+def other_like(x, other, name):
+    """``other`` as a Tensor; a Python number takes ``x``'s dtype when ``x`` is a float tensor."""
+    if isinstance(other, Tensor):
+        return other
+    if isinstance(other, (bool, np.bool_)) or not isinstance(other, (int, float, np.number)):
+        return tensor_arg(other, name)
+    dtype = x._data.dtype if x._data.dtype.kind == "f" else (np.float32 if isinstance(other, float) else np.int64)
+    if x._data.dtype.kind in "iu" and isinstance(other, (int, np.integer)):
+        dtype = x._data.dtype
+    return Tensor._wrap(np.asarray(other, dtype))
+
+
+def run(op, *tensors, attrs=None):
+    """Dispatch ``op`` on tensors with ``attrs`` (none by default)."""
+    return call(op, tensors, attrs if attrs is not None else NOATTR)
