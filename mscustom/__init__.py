@@ -26,34 +26,41 @@ __all__ = ["DType", "float16", "float32", "float64", "int8", "int16", "int32", "
 from . import common  # noqa: E402  (mindspore.common: initializer, dtype)
 
 # Data, the training driver and checkpoints (mindspore.dataset / mindspore.train / mindspore.save_checkpoint ...).
-from . import dataset, train
-from .train import (Model, Callback, RunContext, LossMonitor, TimeMonitor, History, EarlyStopping, CheckpointConfig,
-                    ModelCheckpoint, save_checkpoint, load_checkpoint, load_param_into_net)
+# These, MPI communication, the profiler and mixed precision are imported on first use (mscustom/_lazy.py):
+# most programs never touch them, and importing them costs more than the rest of the package.
 __all__ += ["dataset", "train", "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "History",
             "EarlyStopping", "CheckpointConfig", "ModelCheckpoint", "save_checkpoint", "load_checkpoint",
             "load_param_into_net"]
 
 # bfloat16 (ml_dtypes), mixed precision (ms.amp, Cell.to_float) and ms.mutable
-from .dtype import bfloat16, complex64, complex128  # noqa: E402
-from . import amp  # noqa: E402
 from ._mutable import mutable  # noqa: E402
-__all__ += ["bfloat16", "complex64", "complex128", "amp", "mutable"]
-from .train import export  # noqa: E402  (ms.export(net, *inputs, file_name=..., file_format="ONNX"))
-__all__ += ["export"]
+__all__ += ["bfloat16", "amp", "mutable"]
+__all__ += ["export"]  # ms.export(net, *inputs, file_name=..., file_format="ONNX")
 from .tensor import tensor  # noqa: E402  (ms.tensor(...), the function form of Tensor)
 from .tensor import from_numpy  # noqa: E402  (ms.from_numpy(array): shares the array's memory)
 from .dtype import dtype_to_nptype, dtype_to_pytype, pytype_to_dtype  # noqa: E402
 __all__ += ["from_numpy", "dtype_to_nptype", "dtype_to_pytype", "pytype_to_dtype"]
 # Data parallel over MPI (mindspore.communication, the auto-parallel context).
-from . import communication
-from .parallel_context import (ParallelMode, set_auto_parallel_context, get_auto_parallel_context,
+from .parallel_context import (ParallelMode, set_auto_parallel_context, get_auto_parallel_context,  # noqa: E402
                                reset_auto_parallel_context)
 __all__ += ["communication", "ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
             "reset_auto_parallel_context"]
-from . import parallel  # noqa: E402  (mindspore.parallel.distributed.DistributedDataParallel)
-from . import device_context  # noqa: E402  (mindspore.device_context.cpu.op_tuning.threads_num)
+# mindspore.parallel.distributed.DistributedDataParallel, mindspore.device_context.cpu.op_tuning.threads_num
 __all__ += ["device_context"]
 # MindSpore's profiler (ms.Profiler, ms.profiler.profile / schedule) and log (ms.log, set by GLOG_v).
-from . import log, profiler  # noqa: E402
-from .profiler import Profiler  # noqa: E402
+from . import log  # noqa: E402
 __all__ += ["log", "profiler", "Profiler"]
+
+from ._lazy import lazy_attrs as _lazy_attrs  # noqa: E402
+__getattr__, __dir__ = _lazy_attrs(__name__, globals(), {
+    "dataset": ".dataset", "train": ".train", "communication": ".communication", "parallel": ".parallel",
+    "device_context": ".device_context", "profiler": ".profiler", "amp": ".amp",
+    "bfloat16": ".dtype:bfloat16", "export": ".train:export", "Profiler": ".profiler:Profiler",
+    **{name: ".train:" + name for name in ("Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor",
+                                           "History", "EarlyStopping", "CheckpointConfig", "ModelCheckpoint",
+                                           "save_checkpoint", "load_checkpoint", "load_param_into_net")},
+})
+# Loss scaling (ms.FixedLossScaleManager ... ms.build_train_network, also in ms.amp).
+from .amp import (LossScaleManager, FixedLossScaleManager, DynamicLossScaleManager,  # noqa: E402
+                  build_train_network)
+__all__ += ["LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "build_train_network"]

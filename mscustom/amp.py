@@ -4,16 +4,21 @@
 
 - "O0": the network as it is.
 - "O1": the Cells of the white list (``get_white_list()``: Conv1d, Conv2d,
-  Conv2dTranspose, Dense) compute in ``dtype``; their outputs are cast back to
+  Conv2dTranspose, Dense ...; its primitive classes are not converted) compute in ``dtype``; their outputs are cast back to
   float32, so the rest of the network runs in float32.
 - "O2": the network computes in ``dtype`` except the Cells of the black list
-  (``get_black_list()``: BatchNorm1d, BatchNorm2d, LayerNorm), which compute
+  (``get_black_list()``: BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm), which compute
   in float32 and hand ``dtype`` on; the network's output is cast to float32.
 - "O3": the whole network computes in ``dtype``; its output is cast to float32.
 
 In every level the Parameters stay float32 (master weights) and their
 gradients are float32; the casts are differentiable ops, so graph mode
 records them. ``dtype`` is float16 or bfloat16.
+
+Loss scaling (``mscustom/_loss_scale.py``): ``FixedLossScaleManager``,
+``DynamicLossScaleManager``, ``StaticLossScaler``, ``DynamicLossScaler``,
+``all_finite``; ``build_train_network`` (``mscustom/_amp_train.py``) builds
+the whole mixed-precision training step.
 
 Example::
 
@@ -24,19 +29,37 @@ Example::
 from . import dtype as _dt
 from . import ops
 from .nn.cell import Cell
-from .nn import conv as _conv, layers as _layers, normalization as _norm
 
-__all__ = ["auto_mixed_precision", "get_white_list", "get_black_list"]
+from ._loss_scale import (LossScaleManager, FixedLossScaleManager, DynamicLossScaleManager,
+                          LossScaler, StaticLossScaler, DynamicLossScaler, all_finite)
+from ._amp_train import build_train_network
+
+__all__ = ["auto_mixed_precision", "get_white_list", "get_black_list", "build_train_network",
+           "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "LossScaler",
+           "StaticLossScaler", "DynamicLossScaler", "all_finite"]
+
+# MindSpore's lists, in its order: the classes of those names this package has.
+_WHITE_NN = ("Conv1d", "Conv2d", "Conv3d", "Conv1dTranspose", "Conv2dTranspose", "Conv3dTranspose", "Dense",
+             "LSTMCell", "RNNCell", "GRUCell")
+_WHITE_OPS = ("Conv2D", "Conv3D", "Conv2DTranspose", "Conv3DTranspose", "Conv2DBackpropInput", "MatMul",
+              "BatchMatMul", "PReLU", "ReLU", "Ger")
+_BLACK_NN = ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm")
+
+
+def _classes(module, names):
+    return [c for c in (getattr(module, n, None) for n in names) if isinstance(c, type)]
 
 
 def get_white_list():
-    """The Cell classes "O1" computes in low precision (a new list)."""
-    return [_conv.Conv1d, _conv.Conv2d, _conv.Conv2dTranspose, _layers.Dense]
+    """The Cell (and primitive) classes "O1" computes in low precision (a new list)."""
+    from . import nn
+    return _classes(nn, _WHITE_NN) + _classes(ops, _WHITE_OPS)
 
 
 def get_black_list():
     """The Cell classes "O2" keeps in float32 (a new list)."""
-    return [_norm.BatchNorm1d, _norm.BatchNorm2d, _norm.LayerNorm]
+    from . import nn
+    return _classes(nn, _BLACK_NN)
 
 
 def _cast_out(out, dtype):
