@@ -61,6 +61,6 @@ __getattr__, __dir__ = _lazy_attrs(__name__, globals(), {
                                            "save_checkpoint", "load_checkpoint", "load_param_into_net")},
 })
 # Loss scaling (ms.FixedLossScaleManager ... ms.build_train_network, also in ms.amp).
-from .amp import (LossScaleManager, FixedLossScaleManager, DynamicLossScaleManager,  # noqa: E402
-                  build_train_network)
+__getattr__.targets.update({name: ".amp:" + name for name in (   # imported on first use, as ms.amp is
+    "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "build_train_network")})
 __all__ += ["LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "build_train_network"]

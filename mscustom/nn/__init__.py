@@ -63,8 +63,7 @@ from .rnns import RNN, GRU, LSTM
 __all__ += ["RNN", "GRU", "LSTM"]
 from .optim import Adadelta, FTRL
 __all__ += ["Adadelta", "FTRL"]
-from .distributed import DistributedGradReducer
-__all__ += ["DistributedGradReducer"]
+__all__ += ["DistributedGradReducer"]     # .distributed, imported on first use (it imports MPI communication)
 from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
@@ -74,3 +73,7 @@ __all__ += ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d"]
 from . import activation_more as _activation_more
 from .activation_more import *  # noqa: F401,F403
 __all__ += _activation_more.__all__
+
+from .._lazy import lazy_attrs as _lazy_attrs  # noqa: E402
+__getattr__, __dir__ = _lazy_attrs(__name__, globals(), {
+    "DistributedGradReducer": ".distributed:DistributedGradReducer"})

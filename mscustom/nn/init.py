@@ -32,7 +32,7 @@ __all__ = ["set_seed", "get_seed", "initializer", "Initializer", "Normal", "Trun
            "Zero", "One",
            "Constant", "HeUniform", "HeNormal", "XavierUniform", "XavierNormal"]
 
-_STATE = {"seed": None, "rng": np.random.default_rng()}
+_STATE = {"seed": None, "rng": None}      # the generator is made on first use: numpy.random loads then
 
 
 def set_seed(seed):
@@ -67,7 +67,10 @@ def get_seed():
 
 def rng():
     """The NumPy Generator that initializers and Dropout draw from."""
-    return _STATE["rng"]
+    gen = _STATE["rng"]
+    if gen is None:
+        gen = _STATE["rng"] = np.random.default_rng()
+    return gen
 
 
 def _fans(shape, who):

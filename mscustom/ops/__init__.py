@@ -9,7 +9,7 @@ from .operations import *  # noqa: F401,F403  (MindSpore's primitive classes: op
 from .operations import Primitive, PrimitiveWithInfer, PrimitiveWithCheck, prim_attr_register
 from .custom import Custom, CustomRegOp, DataType, custom_info_register, custom_op_report, custom_op_usage
 
-from .custom.hybrid import kernel, ms_kernel
+# the hybrid DSL's decorators (ops.kernel, ops.ms_kernel) load on first use: see the lazy names at the end
 from ._dynamic import ConvertToDynamic
 
 # layers' ops (convolution, pooling, normalization, activations, random, creation)
@@ -40,8 +40,8 @@ from ._more_math_ops import div  # noqa: E402  (ops.div(input, other, *, roundin
 from ._more_array_ops import *  # noqa: F401,F403,E402
 from ._loss_functional import *  # noqa: F401,F403,E402
 
-# collective communication ops over MPI (mscustom.communication): differentiable, replayed by graph mode
-from ._comm_ops import AllGather, AllReduce, AlltoAll, Broadcast, ReduceOp, ReduceScatter
+# collective communication ops over MPI (mscustom.communication): differentiable, replayed by graph mode;
+# imported on first use (AllGather, AllReduce, AlltoAll, Broadcast, ReduceOp, ReduceScatter: lazy names below)
 
 # MindSpore's dot of two tensors of rank >= 2 (NumPy's N-D dot); Tensor.dot calls it
 from ._dot_ops import dot  # noqa: E402
@@ -60,3 +60,12 @@ from .linalg import *  # noqa: F401,F403,E402
 from .random import *  # noqa: F401,F403,E402
 from .sparse import *  # noqa: F401,F403,E402
 from .spectral import *  # noqa: F401,F403,E402
+
+# Names imported on first use (mscustom/_lazy.py): MPI communication and the hybrid DSL stay unimported
+# by programs that never touch them.
+from .._lazy import lazy_attrs as _lazy_attrs  # noqa: E402
+__getattr__, __dir__ = _lazy_attrs(__name__, globals(), {
+    **{name: "._comm_ops:" + name for name in ("AllGather", "AllReduce", "AlltoAll", "Broadcast", "ReduceOp",
+                                              "ReduceScatter")},
+    "kernel": ".custom.hybrid:kernel", "ms_kernel": ".custom.hybrid:ms_kernel",
+})

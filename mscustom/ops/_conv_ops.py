@@ -34,7 +34,6 @@ import math
 import threading
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from .. import dtype as _dt
 from .._core.dispatch import call
@@ -63,6 +62,7 @@ def _one_blas_thread():
     """
     libs = _BLAS["libs"]
     if libs is None:
+        from threadpoolctl import ThreadpoolController      # imported on the first product, not at import
         libs = _BLAS["libs"] = ThreadpoolController().select(user_api="blas").lib_controllers
     saved = [lib.get_num_threads() for lib in libs]
     if all(n == 1 for n in saved):

@@ -101,9 +101,9 @@ def _may_have_readers(y, known):
     if not 0 <= frame.f_lasti < len(code) or code[frame.f_lasti] != _STORE_SUBSCR:
         return True
     refs = sys.getrefcount(y) - known
-    if _BASE_REFS[0] is None:               # the probe below, at import
+    if _BASE_REFS[0] is None:               # the probe below, at import: nothing has read its tensor
         _BASE_REFS[0] = refs
-        return True
+        return False
     return refs > _BASE_REFS[0]
 
 
