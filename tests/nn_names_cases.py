@@ -1,7 +1,7 @@
 """Shared runner for the ``test_nn_names_*`` tables: each case is
 ``(id, constructor, [input expressions], outputs, output dtypes, gradient)``, the values MindSpore 2.10
 (CPU) gives for the same constructor and inputs. An output given as a string is the exception type
-MindSpore raises. The gradient is that of ``sum(out * cos(arange(out.size)))`` with respect to input 0.
+MindSpore raises. An input expression "raw:..." is passed as the Python value, not as a Tensor. The gradient is that of ``sum(out * cos(arange(out.size)))`` with respect to input 0.
 """
 
 import numpy as np
@@ -19,7 +19,8 @@ def run_case(case, rtol=1e-5, atol=1e-6, env=None):
     cid, ctor, inputs, outs, dtypes, grad = case
     scope = {"nn": nn, "np": np, "ms": ms, "ops": ops}
     scope.update(env or {})
-    xs = [ms.Tensor(eval(e, {"np": np})) for e in inputs]
+    xs = [eval(e[4:], {"np": np}) if e.startswith("raw:") else ms.Tensor(eval(e, {"np": np}))
+          for e in inputs]
     if isinstance(outs, str):
         with pytest.raises(getattr(__import__("builtins"), outs, Exception)):
             net = eval(ctor, scope)

@@ -77,3 +77,8 @@ __all__ += _activation_more.__all__
 from .._lazy import lazy_attrs as _lazy_attrs  # noqa: E402
 __getattr__, __dir__ = _lazy_attrs(__name__, globals(), {
     "DistributedGradReducer": ".distributed:DistributedGradReducer"})
+from . import basic_more as _basic_more, padding as _padding, shuffle as _shuffle
+from .basic_more import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .shuffle import *  # noqa: F401,F403
+__all__ += _basic_more.__all__ + _padding.__all__ + _shuffle.__all__
