@@ -7,3 +7,6 @@ __all__ = []
 from ._trig import *  # noqa: F401,F403,E402
 from . import _trig  # noqa: E402
 __all__ += _trig.__all__
+from ._arith_names import *  # noqa: F401,F403,E402
+from . import _arith_names  # noqa: E402
+__all__ += _arith_names.__all__
