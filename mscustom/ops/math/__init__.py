@@ -10,3 +10,6 @@ __all__ += _trig.__all__
 from ._arith_names import *  # noqa: F401,F403,E402
 from . import _arith_names  # noqa: E402
 __all__ += _arith_names.__all__
+from ._exp_log import *  # noqa: F401,F403,E402
+from . import _exp_log  # noqa: E402
+__all__ += _exp_log.__all__

@@ -50,8 +50,7 @@ def float_binary(name, fn, grad, doc, args=("input", "other"), type_rule=None, m
         if grad is None:
             return [None, None]
         gx, gy = grad(ins[0], ins[1], outs[0], g[0])
-        return [None if gx is None or ins[0].dtype != outs[0].dtype else F.sum_to(gx, ins[0].shape),
-                None if gy is None or ins[1].dtype != outs[0].dtype else F.sum_to(gy, ins[1].shape)]
+        return [back_to(gx, ins[0]), back_to(gy, ins[1])]
 
     op = defop(name, 2, as_out_binary(fn), broadcast_shape(name), type_rule or some_float(name), gradient,
                doc=doc, arg_names=args)
@@ -59,6 +58,25 @@ def float_binary(name, fn, grad, doc, args=("input", "other"), type_rule=None, m
     if method:
         register_function(name, f, method=True)
     return f
+
+
+def back_to(grad, x):
+    """A gradient summed to ``x``'s shape and cast to its dtype; None when ``x`` is not a float tensor."""
+    from .. import functional as F
+    if grad is None or x._data.dtype.kind != "f":
+        return None
+    grad = F.sum_to(grad, x.shape)
+    return grad if grad.dtype == x.dtype else F.cast(grad, x.dtype)
+
+
+def all_float(name):
+    """FInferType: every input a float tensor; the promoted float dtype out."""
+    def infer(attrs, dtypes):
+        for i, d in enumerate(dtypes):
+            if not _dt.is_floating(d):
+                raise TypeError(f"op '{name}': input {i} must be float16, float32 or float64, got {d.name}")
+        return dtypes, [_dt.from_numpy(result_dtype([d.np_dtype for d in dtypes]))]
+    return infer
 
 
 def as_out_binary(fn):
