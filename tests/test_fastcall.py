@@ -382,8 +382,8 @@ def test_make_test_compiles_builtin_calls():
     if os.environ.get("MSCUSTOM_REQUIRE_FASTCALL") != "1":
         pytest.skip("only `make test` (MSCUSTOM_REQUIRE_FASTCALL=1) promises the extension is built")
     assert type(dispatch.call).__name__ == "CoreCall"
-    from mscustom.ops import _math_ops
-    assert _math_ops.call is dispatch.call          # what the op modules imported
+    from mscustom.ops.math import elementwise as _elementwise
+    assert _elementwise.call is dispatch.call          # what the op modules imported
 
 
 @pytest.mark.parametrize("path", CORE_PATHS)
@@ -454,12 +454,12 @@ def test_builtin_call_results_are_checked_and_errors_pass_through_alike():
 
 @pytest.mark.parametrize("path", CORE_PATHS)
 def test_builtin_calls_are_taped_and_captured_on_both_paths(path, monkeypatch):
-    from mscustom.ops import _math_ops
-    monkeypatch.setattr(_math_ops, "call", CORE_PATHS[path]())
+    from mscustom.ops.math import elementwise as _elementwise
+    monkeypatch.setattr(_elementwise, "call", CORE_PATHS[path]())
     x = ms.Tensor(np.array([1.0, 2.0, 3.0], np.float32))
-    g = ms.grad(lambda t: (_math_ops.mul(t, t) * 3.0).sum())(x)
+    g = ms.grad(lambda t: (_elementwise.mul(t, t) * 3.0).sum())(x)
     np.testing.assert_array_equal(g.asnumpy(), 6 * x.asnumpy())
-    f = ms.jit(lambda t: _math_ops.mul(t, t) + t)
+    f = ms.jit(lambda t: _elementwise.mul(t, t) + t)
     for _ in range(3):
         np.testing.assert_array_equal(f(x).asnumpy(), x.asnumpy() ** 2 + x.asnumpy())
     assert f.stats["replayed"] == 2

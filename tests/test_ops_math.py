@@ -319,7 +319,7 @@ TRANSPOSED_SHAPES = [
 
 @pytest.mark.parametrize("sa,sb,ta,tb", TRANSPOSED_SHAPES)
 def test_matmul_transpose_flags_match_numpy_and_differentiate(sa, sb, ta, tb, rng):
-    from mscustom.ops._math_ops import matmul_t
+    from mscustom.ops.math.elementwise import matmul_t
     a, b = rand(rng, *sa), rand(rng, *sb)
     na, nb = a.asnumpy(), b.asnumpy()
     want = np.matmul(np.swapaxes(na, -1, -2) if ta else na, np.swapaxes(nb, -1, -2) if tb else nb)
@@ -328,7 +328,7 @@ def test_matmul_transpose_flags_match_numpy_and_differentiate(sa, sb, ta, tb, rn
 
 
 def test_matmul_transpose_flag_errors_name_the_op_and_the_flag():
-    from mscustom.ops._math_ops import matmul_t
+    from mscustom.ops.math.elementwise import matmul_t
     with pytest.raises(ValueError, match=r"op 'matmul': transpose_b=True needs y with at least 2 dimensions"):
         matmul_t(T(np.ones((2, 3))), T(np.ones(3)), False, True)
     with pytest.raises(ValueError, match=r"op 'matmul': shapes \[2, 3\] and \[2, 3\] do not match: .* "
@@ -338,7 +338,7 @@ def test_matmul_transpose_flag_errors_name_the_op_and_the_flag():
 
 def test_matmul_second_order_gradient_through_the_transposed_products(rng):
     a, b = T(rng.uniform(-2, 2, (2, 3)), np.float64), T(rng.uniform(-2, 2, (4, 3)), np.float64)
-    from mscustom.ops._math_ops import matmul_t
+    from mscustom.ops.math.elementwise import matmul_t
     # d/da of sum(grad_b(sum((a @ b.T) ** 2))) checked against finite differences
     inner = ms.grad(lambda x, y: (matmul_t(x, y, False, True) ** 2).sum(), grad_position=1)
     check_grad(lambda x: inner(x, b).sum(), a, rtol=2e-2)
@@ -346,7 +346,7 @@ def test_matmul_second_order_gradient_through_the_transposed_products(rng):
 
 def test_matmul_gradient_skips_the_product_no_target_needs(rng):
     """Differentiating for the weight only runs one matmul in backward, not two; results unchanged."""
-    from mscustom.ops._math_ops import _MATMUL
+    from mscustom.ops.math.elementwise import _MATMUL
     x, w = rand(rng, 4, 3), ms.Parameter(rand(rng, 2, 3), name="w")
     loss = lambda a: ops.matmul(a, ops.transpose(w)).sum()      # noqa: E731
     calls = []

@@ -139,7 +139,7 @@ class Dense(Cell):
         if self.bias is not None:
             y = ops.dense(x, self.weight, self.bias)      # one op: x @ W.T + b (W.T is a view)
         else:
-            y = ops._math_ops.matmul_t(x, self.weight, transpose_b=True)    # MindSpore's MatMul(transpose_b=True)
+            y = ops.math.elementwise.matmul_t(x, self.weight, transpose_b=True)    # MindSpore's MatMul(transpose_b=True)
         if self.activation is not None:
             y = self.activation(y)
         return y

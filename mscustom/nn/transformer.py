@@ -41,7 +41,7 @@ from ..ops import functional as F
 from .._core.tape import STATE as _STATE
 from ..ops._attention_ops import attention
 from ..ops._layer_norm_last_ops import layer_norm_last
-from ..ops._math_ops import matmul_t
+from ..ops.math.elementwise import matmul_t
 from ..tensor import Parameter, Tensor
 from . import init as _init
 from .activation import GELU

@@ -1,5 +1,7 @@
 """The public ops namespace: built-in ops, the operator registry and custom ops."""
 
+from . import _moved  # the op modules' old flat paths stay importable (_moved.MOVED)
+_moved.install()
 from . import functional
 from .functional import *  # noqa: F401,F403
 from .._core.registry import get_op, list_ops

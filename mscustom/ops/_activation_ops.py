@@ -64,7 +64,7 @@ def silu(input):  # noqa: A002
 def relu6(x):
     """``min(max(x, 0), 6)``."""
     x = tensor_arg(x, "relu6")
-    from ._math_ops import minimum_x
+    from .math.elementwise import minimum_x
     return minimum_x(F.relu(x), 6)      # gradient 0 at 0 and 1 at 6, as in MindSpore
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from .._core.functions import register_function
 from . import functional as F
 from ._builtin import tensor_arg
-from ._math_ops import matmul
+from .math.elementwise import matmul
 
 __all__ = ["bmm", "baddbmm"]
 

@@ -13,7 +13,7 @@ Example::
 from .._core.functions import register_function
 from ..tensor import Tensor, as_tensor
 from ._array_ops import reshape, transpose
-from ._math_ops import matmul
+from .math.elementwise import matmul
 
 __all__ = ["dot"]
 

@@ -5,7 +5,7 @@ Each is an op of the operator core (``defop``) with its shape and dtype rule
 and a gradient built from ops, so it works under ``ms.grad`` and in graph-mode
 replays. Dtype rules follow MindSpore 2.10 on CPU: the float functions refuse
 integer tensors (TypeError naming the op), except ``reciprocal`` (and
-``sqrt``, in ``_math_ops``), which compute integers in float32; rounding ops
+``sqrt``, in ``math/elementwise.py``), which compute integers in float32; rounding ops
 have a zero gradient; logical ops take any dtype and give bool; bitwise ops
 take bool and integer tensors only.
 

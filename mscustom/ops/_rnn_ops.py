@@ -51,7 +51,7 @@ from ..tensor import Tensor
 from . import functional as F
 from . import _rnn_loops
 from ._builtin import defop
-from ._math_ops import matmul_t as _matmul_t
+from .math.elementwise import matmul_t as _matmul_t
 from ._rnn_mindir import mindir_form
 from ._rnn_onnx import onnx_form
 

@@ -226,7 +226,7 @@ def clamp(input, min=None, max=None):  # noqa: A002 - MindSpore's names
     x = tensor_arg(input, "clamp")
     if min is None and max is None:
         raise ValueError("clamp: at least one of min and max must be given")
-    from ._math_ops import maximum_x, minimum_x
+    from .math.elementwise import maximum_x, minimum_x
     if min is not None:
         x = maximum_x(x, min)           # at a bound the gradient stays with x, as in MindSpore's clamp
     if max is not None:

@@ -17,7 +17,7 @@ Example::
     ops.softmax(ops.matmul(x, x.T), axis=-1)
 """
 
-from ._math_ops import (abs, add, div, equal, exp, greater, greater_equal,  # noqa: A004
+from .math.elementwise import (abs, add, div, equal, exp, greater, greater_equal,  # noqa: A004
                         less, less_equal, log, matmul, maximum, minimum, mul, neg, not_equal, pow,
                         sign, sqrt, square, sub)
 from ._nn_ops import dense, log_softmax, one_hot, relu, relu_grad, sigmoid, softmax, tanh

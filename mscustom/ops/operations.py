@@ -136,7 +136,7 @@ def _fn(name):
 
 def _matmul(p, x, y):
     x, y = as_tensor(x), as_tensor(y)
-    from ._math_ops import matmul_t     # the flags go to the kernel, which reads transposed views
+    from .math.elementwise import matmul_t     # the flags go to the kernel, which reads transposed views
     return matmul_t(x, y, bool(p.attrs.get("transpose_a")), bool(p.attrs.get("transpose_b")))
 
 

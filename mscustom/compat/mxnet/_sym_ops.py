@@ -12,8 +12,8 @@ import ast
 import numpy as np
 
 from ... import ops as _ops
-from ...ops import _math_ops
-from ...ops._math_ops import matmul_t as _matmul_t
+from ...ops.math import elementwise as _elementwise
+from ...ops.math.elementwise import matmul_t as _matmul_t
 from . import _cnn
 from . import _layers
 from . import _outputs
@@ -326,7 +326,7 @@ def _register_all():
         outputs=lambda attrs: list(_custom_t(attrs).outs), aux=lambda attrs: list(_custom_t(attrs).aux),
         infer_type=_custom_type_rule)
     for name, fn in (("_Plus", _ops.add), ("_Minus", _ops.sub), ("_Mul", _ops.mul), ("_Div", _ops.div),
-                     ("_Power", _ops.pow), ("_Maximum", _math_ops.maximum_x), ("_Minimum", _math_ops.minimum_x),
+                     ("_Power", _ops.pow), ("_Maximum", _elementwise.maximum_x), ("_Minimum", _elementwise.minimum_x),
                      ("broadcast_add", _ops.add), ("broadcast_sub", _ops.sub), ("broadcast_mul", _ops.mul),
                      ("broadcast_div", _ops.div), ("elemwise_add", _ops.add), ("elemwise_sub", _ops.sub),
                      ("elemwise_mul", _ops.mul), ("elemwise_div", _ops.div)):

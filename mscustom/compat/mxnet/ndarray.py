@@ -18,7 +18,7 @@ import types
 import numpy as np
 
 from ... import ops as _ops
-from ...ops import _math_ops
+from ...ops.math import elementwise as _elementwise
 from ...tensor import Tensor
 from . import base as _base
 from . import profiler as _profiler
@@ -137,7 +137,7 @@ exp, log, sqrt, square, abs = (_nd(f) for f in (_ops.exp, _ops.log, _ops.sqrt, _
 negative = _nd(_ops.neg)
 relu, sigmoid, tanh = _nd(_ops.relu), _nd(_ops.sigmoid), _nd(_ops.tanh)
 add, subtract, multiply, divide = _nd(_ops.add), _nd(_ops.sub), _nd(_ops.mul), _nd(_ops.div)
-maximum, minimum, power = _nd(_math_ops.maximum_x), _nd(_math_ops.minimum_x), _nd(_ops.pow)  # ties: lhs
+maximum, minimum, power = _nd(_elementwise.maximum_x), _nd(_elementwise.minimum_x), _nd(_ops.pow)  # ties: lhs
 broadcast_add = broadcast_plus = elemwise_add = add
 broadcast_sub = broadcast_minus = elemwise_sub = subtract
 broadcast_mul = elemwise_mul = multiply

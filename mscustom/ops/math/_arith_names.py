@@ -19,7 +19,7 @@ from ..._core.registry import register_function
 from ...tensor import Tensor
 from .. import functional as F
 from .._builtin import tensor_arg
-from .._math_ops import exp, pow as _pow
+from .elementwise import add as _add, exp, mul as _mul, pow as _pow, sub as _sub
 from .._more_math_ops import div as _div, expm1, floor_div, floor_mod, trunc_div
 from .._ms_names_ops import identity
 
@@ -167,9 +167,9 @@ def view_as(input, other):  # noqa: A002
     return F.reshape(tensor_arg(input, "view_as"), tuple(tensor_arg(other, "view_as").shape))
 
 
-tensor_add = F.add
-tensor_sub = F.sub
-tensor_mul = F.mul
+tensor_add = _add
+tensor_sub = _sub
+tensor_mul = _mul
 tensor_floordiv = floordiv
 tensor_mod = floormod
 tensor_pow = pows

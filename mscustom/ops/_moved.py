@@ -1,0 +1,47 @@
+"""Old module paths of the op modules that moved into the concern packages (``ops/math/``, ``ops/nn/`` ...).
+
+``mscustom.ops._math_ops`` and the like were flat modules; each now has one
+home (``MOVED``). Importing an old path gives the module at its new home (the
+same module object, so patching either name patches both); pickles and code
+written against the old paths keep working. Code in the package imports the
+new paths (``tests/test_ops_layout.py`` checks it).
+"""
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+__all__ = ["MOVED", "install"]
+
+# old name under mscustom.ops -> new name under mscustom.ops
+MOVED = {
+    "_math_ops": "math.elementwise",
+}
+
+
+class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds ``mscustom.ops.<old>`` and loads it as the module at its new path."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        prefix, _, leaf = fullname.rpartition(".")
+        if prefix != __package__ or leaf not in MOVED:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        name = module.__name__
+        new = importlib.import_module(f"{__package__}.{MOVED[name.rpartition('.')[2]]}")
+        sys.modules[name] = new         # the import system returns what sys.modules holds after loading
+
+
+_FINDER = _Alias()
+
+
+def install():
+    """Put the finder on ``sys.meta_path`` (once)."""
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.append(_FINDER)
