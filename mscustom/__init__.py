@@ -64,3 +64,7 @@ __getattr__, __dir__ = _lazy_attrs(__name__, globals(), {
 __getattr__.targets.update({name: ".amp:" + name for name in (   # imported on first use, as ms.amp is
     "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "build_train_network")})
 __all__ += ["LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "build_train_network"]
+
+# sparse tensors (COO, CSR, rows); their functions are in mscustom.ops (coo_*, csr_* ...)
+from .sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor  # noqa: E402
+__all__ += ["COOTensor", "CSRTensor", "RowTensor", "SparseTensor"]
