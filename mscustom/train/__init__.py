@@ -22,3 +22,6 @@ __all__ = ["Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "His
 from .onnx_export import export
 
 __all__ += ["export"]
+from . import metrics_more as _metrics_more
+from .metrics_more import *  # noqa: F401,F403
+__all__ += _metrics_more.__all__
