@@ -68,3 +68,6 @@ __all__ += ["LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManage
 # sparse tensors (COO, CSR, rows); their functions are in mscustom.ops (coo_*, csr_* ...)
 from .sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor  # noqa: E402
 __all__ += ["COOTensor", "CSRTensor", "RowTensor", "SparseTensor"]
+# Function transforms MindSpore also exports at the top level (ms.vjp, ms.jvp, ms.vmap, ms.jacrev, ms.jacfwd).
+from .autograd_transforms import vjp, jvp, vmap, jacrev, jacfwd  # noqa: E402
+__all__ += ["vjp", "jvp", "vmap", "jacrev", "jacfwd"]

@@ -92,3 +92,5 @@ __all__ += ["Metric", "Accuracy", "Loss", "Precision", "Recall", "Fbeta", "F1", 
             "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "get_metric_fn", "names",
             "ConfusionMatrix", "Perplexity", "Dice", "ROC", "auc", "BleuScore", "CosineSimilarity", "get_metrics",
             "rearrange_inputs"]
+from .grad_cells import Jvp, Vjp  # noqa: E402  (nn.Jvp / nn.Vjp: jvp and vjp as Cells)
+__all__ += ["Jvp", "Vjp"]

@@ -71,3 +71,5 @@ __getattr__, __dir__ = _lazy_attrs(__name__, globals(), {
                                               "ReduceScatter")},
     "kernel": ".custom.hybrid:kernel", "ms_kernel": ".custom.hybrid:ms_kernel",
 })
+# Function transforms (ops.vjp, ops.jvp, ops.vmap, ops.jacrev, ops.jacfwd, ops.derivative, ops.jet, ops.linearize).
+from ..autograd_transforms import vjp, jvp, vmap, jacrev, jacfwd, derivative, jet, linearize  # noqa: E402
