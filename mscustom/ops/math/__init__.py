@@ -13,3 +13,6 @@ __all__ += _arith_names.__all__
 from ._exp_log import *  # noqa: F401,F403,E402
 from . import _exp_log  # noqa: E402
 __all__ += _exp_log.__all__
+from ._float_bits import *  # noqa: F401,F403,E402
+from . import _float_bits  # noqa: E402
+__all__ += _float_bits.__all__

@@ -20,9 +20,9 @@ from ... import dtype as _dt
 from ..._core.registry import register_function
 from ...tensor import Tensor
 from .. import functional as F
-from .._builtin import NOATTR, broadcast_shape, defop, functional, result_dtype, tensor_arg, unary
+from .._builtin import broadcast_shape, defop, functional, result_dtype, tensor_arg, unary
 from .elementwise import pow as _pow
-from ._rules import all_float, back_to, float_binary, float_or_int_to_f32, float_unary, quiet, run, some_float
+from ._rules import all_float, back_to, float_binary, float_or_int_to_f32, float_unary, quiet, run
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 

@@ -44,8 +44,6 @@ def float_unary(name, fn, grad, doc, arg="input", method=False):
 def float_binary(name, fn, grad, doc, args=("input", "other"), type_rule=None, method=False):
     """A two-input op ``fn`` (NumPy) on floats (broadcasting); ``grad(x, y, out, g)`` gives the two
     gradients (before ``sum_to``) or None for no gradient."""
-    from .. import functional as F
-
     def gradient(ins, outs, g, a):
         if grad is None:
             return [None, None]
