@@ -37,8 +37,8 @@ _operations.install(_operations_module)
 _operations_module.Print = Print        # mindspore.ops.operations.Print: the same class
 
 # more math, array and loss functions with MindSpore's names (mscustom/ops/_more_*.py, _loss_functional.py)
-from ._more_math_ops import *  # noqa: F401,F403,E402
-from ._more_math_ops import div  # noqa: E402  (ops.div(input, other, *, rounding_mode=None))
+from .math.elementwise_more import *  # noqa: F401,F403,E402
+from .math.elementwise_more import div  # noqa: E402  (ops.div(input, other, *, rounding_mode=None))
 from ._more_array_ops import *  # noqa: F401,F403,E402
 from ._loss_functional import *  # noqa: F401,F403,E402
 

@@ -108,7 +108,7 @@ def _reduce_mean_into(attrs, ins, outs):
         np.copyto(o, np.mean(x, axis=attrs["axis"], keepdims=attrs["keep_dims"], dtype=np.float64),
                   casting="unsafe")
     else:                               # MindSpore's integer mean: in the input's dtype, truncated
-        from ._reduce_ops import int_mean
+        from .math.reduce import int_mean
         np.copyto(o, int_mean(x, attrs["axis"], attrs["keep_dims"]))
 
 

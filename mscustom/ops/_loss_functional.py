@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from . import functional as F
 from ._builtin import tensor_arg
 from ._more_array_ops import gather_elements
-from ._more_math_ops import softplus
+from .math.elementwise_more import softplus
 from ._tensor_ops import gather as _gather
 
 _REDUCTIONS = ("mean", "sum", "none")

@@ -1,6 +1,6 @@
 """MindSpore's array surface: the small shape helpers here (``flatten``, ``shape``, ``depend``,
 ``masked_fill``, ``chunk``, ``swapaxes``, ``unsqueeze``, ``permute``, ``addn``), and one namespace
-over the scans and statistics (``_scan_ops``), sorting and gathers (``_sort_gather_ops``) and
+over the scans and statistics (``math/scan.py``), sorting and gathers (``_sort_gather_ops``) and
 padding and resizing (``_pad_resize_ops``).
 
 Every function is an op of the operator core or a short composition of such ops,
@@ -23,8 +23,8 @@ from ._builtin import (NOATTR, defop, insert_axis, is_float, same_type, tensor_a
 from ._op_args import axis1 as _axis1, int_arg as _int_arg
 from ._pad_resize_ops import *  # noqa: F401,F403
 from ._pad_resize_ops import pad_mode_op, resize_bilinear, resize_nearest_neighbor  # noqa: F401
-from ._scan_ops import *  # noqa: F401,F403
-from ._scan_ops import scan, vector_norm  # noqa: F401
+from .math.scan import *  # noqa: F401,F403
+from .math.scan import scan, vector_norm  # noqa: F401
 from ._sort_gather_ops import *  # noqa: F401,F403
 from ._sort_gather_ops import gather_batched, scatter_elements_add  # noqa: F401
 
@@ -136,9 +136,10 @@ for _name in __all__:
     register_function(_name, globals()[_name])
 del _name
 
-from . import _pad_resize_ops, _scan_ops, _sort_gather_ops  # noqa: E402
+from . import _pad_resize_ops, _sort_gather_ops  # noqa: E402
+from .math import scan as _scan  # noqa: E402
 
-__all__ += _scan_ops.__all__ + _sort_gather_ops.__all__ + _pad_resize_ops.__all__
+__all__ += _scan.__all__ + _sort_gather_ops.__all__ + _pad_resize_ops.__all__
 
 from ._tensor_ops import clamp, gather, split  # noqa: E402  (what Tensor.clamp / gather / split call)
 

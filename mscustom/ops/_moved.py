@@ -17,6 +17,9 @@ __all__ = ["MOVED", "install"]
 # old name under mscustom.ops -> new name under mscustom.ops
 MOVED = {
     "_math_ops": "math.elementwise",
+    "_more_math_ops": "math.elementwise_more",
+    "_reduce_ops": "math.reduce",
+    "_scan_ops": "math.scan",
 }
 
 

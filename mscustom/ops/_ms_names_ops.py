@@ -23,8 +23,8 @@ from ..tensor import Tensor
 from . import functional as F
 from ._builtin import (NOATTR, broadcast_shape, defop, float_only, is_float, normalize_axis, same_shape,
                        same_type, tensor_arg)
-from ._more_math_ops import floor_div
-from ._reduce_ops import sum as sum_
+from .math.elementwise_more import floor_div
+from .math.reduce import sum as sum_
 from ._sort_gather_ops import _SCATTER_ND
 from ._tensor_ops import gather, split
 

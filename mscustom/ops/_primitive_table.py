@@ -1,5 +1,5 @@
 """More rows of the primitive table (``operations._TABLE``): MindSpore's classes for the ops of
-``_more_math_ops``, ``_more_array_ops`` and the layers' ops (``Conv2D``, ``MaxPool``, ``BatchNorm``,
+``math/elementwise_more``, ``_more_array_ops`` and the layers' ops (``Conv2D``, ``MaxPool``, ``BatchNorm``,
 ``LayerNorm`` ...), with MindSpore 2.10's constructor arguments and defaults.
 
 Each row is ``name: (constructor parameters with defaults, compute(prim, *call_args))``; the

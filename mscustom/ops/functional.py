@@ -23,7 +23,7 @@ from .math.elementwise import (abs, add, div, equal, exp, greater, greater_equal
 from ._nn_ops import dense, log_softmax, one_hot, relu, relu_grad, sigmoid, softmax, tanh
 from ._array_ops import (broadcast_to, cast, concat, expand_dims, ones_like, reshape, squeeze, stack,
                          stop_gradient, sum_to, transpose, where, zeros_like)
-from ._reduce_ops import (amax, amin, max, mean, min, reduce_max, reduce_mean, reduce_min,  # noqa: A004
+from .math.reduce import (amax, amin, max, mean, min, reduce_max, reduce_mean, reduce_min,  # noqa: A004
                           reduce_sum, sum)
 from ._index_ops import getitem, getitem_grad
 

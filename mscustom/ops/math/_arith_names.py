@@ -20,7 +20,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from .._builtin import tensor_arg
 from .elementwise import add as _add, exp, mul as _mul, pow as _pow, sub as _sub
-from .._more_math_ops import div as _div, expm1, floor_div, floor_mod, trunc_div
+from .elementwise_more import div as _div, expm1, floor_div, floor_mod, trunc_div
 from .._ms_names_ops import identity
 
 

@@ -20,7 +20,7 @@ from ..._core.registry import register_function
 from .. import functional as F
 from .._builtin import functional as _functional
 from .._builtin import unary
-from .._more_math_ops import cos
+from .elementwise_more import cos
 from .._ms_names_ops import atan2
 from ._rules import float_binary, float_or_int_to_f32, float_unary
 

@@ -12,7 +12,7 @@ from ..._core.registry import register_function
 from ...tensor import Tensor
 from ... import dtype as _dt
 from .. import functional as F
-from .._more_math_ops import softplus
+from ..math.elementwise_more import softplus
 from .._activation_ops import relu6
 from .._tensor_ops import split, _rng
 from ._common import const, float_tensor

@@ -13,7 +13,7 @@ import numpy as np
 from ..._core.registry import register_function
 from ...tensor import Tensor
 from .. import functional as F
-from .._more_math_ops import softplus
+from ..math.elementwise_more import softplus
 from .._tensor_ops import gather
 from .._builtin import tensor_arg
 from ._common import check_reduction, const, float_tensor, reduce_loss

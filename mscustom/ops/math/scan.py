@@ -15,13 +15,13 @@ import builtins as _bi
 
 import numpy as np
 
-from .. import dtype as _dt
-from .._core.dispatch import call
-from .._core.registry import register_function
-from . import functional as F
-from ._builtin import (axis_attr, defop, float_only, is_float, no_grad, normalize_axis, same_shape,
+from ... import dtype as _dt
+from ..._core.dispatch import call
+from ..._core.registry import register_function
+from .. import functional as F
+from .._builtin import (axis_attr, defop, float_only, is_float, no_grad, normalize_axis, same_shape,
                        same_type, tensor_arg)
-from ._op_args import axis1 as _axis1, c_array as _c
+from .._op_args import axis1 as _axis1, c_array as _c
 
 
 # ================================================================== cumulative sums and products

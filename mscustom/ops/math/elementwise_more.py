@@ -18,11 +18,11 @@ import math
 
 import numpy as np
 
-from .. import dtype as _dt
-from .._core.dispatch import call
-from .._core.registry import register_function
-from . import functional as F
-from ._builtin import (NOATTR, broadcast_shape, compare_type, defop, float_only, functional, is_float,
+from ... import dtype as _dt
+from ..._core.dispatch import call
+from ..._core.registry import register_function
+from .. import functional as F
+from .._builtin import (NOATTR, broadcast_shape, compare_type, defop, float_only, functional, is_float,
                        no_grad, numeric_promote, same_shape, tensor_arg, unary)
 
 

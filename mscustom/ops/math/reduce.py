@@ -9,14 +9,14 @@ import builtins as _bi
 
 import numpy as np
 
-from .. import dtype as _dt
-from .._core import capture as _capture
-from .._core.dispatch import PROFILER as _PROFILER, TIMING as _TIMING, call
-from .._core.tape import STATE as _STATE
-from .._core.registry import get_op as _get_op, register_function
-from ..tensor import Tensor
-from . import functional as F
-from ._builtin import axis_attr, defop, is_float, normalize_axis, tensor_arg
+from ... import dtype as _dt
+from ..._core import capture as _capture
+from ..._core.dispatch import PROFILER as _PROFILER, TIMING as _TIMING, call
+from ..._core.tape import STATE as _STATE
+from ..._core.registry import get_op as _get_op, register_function
+from ...tensor import Tensor
+from .. import functional as F
+from .._builtin import axis_attr, defop, is_float, normalize_axis, tensor_arg
 
 _new_tensor = object.__new__
 
@@ -334,6 +334,6 @@ def min(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa:
     return _with_index("min", _REDUCE_MIN, np.argmin, input, axis, keepdims)
 
 
-from .._core.registry import register_function as _register_function  # noqa: E402
+from ..._core.registry import register_function as _register_function  # noqa: E402
 
 _register_function("extreme_first", extreme_first)         # Tensor.max / Tensor.min with an int axis
