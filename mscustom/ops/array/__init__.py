@@ -5,3 +5,13 @@ Each submodule publishes its names in ``__all__``; ``mscustom.ops`` re-exports t
 """
 
 __all__ = []
+
+from . import _creation_more, _windows, _split_stack, _reorder, _slicing, _scatter_more  # noqa: E402
+from ._creation_more import *  # noqa: F401,F403,E402
+from ._windows import *  # noqa: F401,F403,E402
+from ._split_stack import *  # noqa: F401,F403,E402
+from ._reorder import *  # noqa: F401,F403,E402
+from ._slicing import *  # noqa: F401,F403,E402
+from ._scatter_more import *  # noqa: F401,F403,E402
+__all__ += (_creation_more.__all__ + _windows.__all__ + _split_stack.__all__ + _reorder.__all__
+            + _slicing.__all__ + _scatter_more.__all__)
