@@ -19,7 +19,7 @@ from ... import dtype as _dt
 from ...tensor import Tensor
 from .. import functional as F
 from .._builtin import tensor_arg
-from .._tensor_ops import gather
+from ._lazy import ops as _o
 
 
 _brange = builtins.range     # this module defines ops.range
@@ -55,7 +55,7 @@ def _np_dtype(dtype, default):
 def _pick_flat(x, index):
     """``x.reshape(-1)[index]`` with ``index``'s shape; differentiable through ``gather``."""
     index = np.asarray(index, np.int64)
-    out = gather(F.reshape(x, (-1,)), _const(index.reshape(-1)), 0)
+    out = _o.gather(F.reshape(x, (-1,)), _const(index.reshape(-1)), 0)
     return F.reshape(out, index.shape)
 
 

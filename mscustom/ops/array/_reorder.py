@@ -14,9 +14,7 @@ import numpy as np
 from ...tensor import Tensor
 from .. import functional as F
 from .._builtin import normalize_axis, tensor_arg
-from .._ms_names_ops import flip, repeat_interleave
-from .._more_array_ops import swapaxes
-from .._pad_resize_ops import pad
+from ._lazy import ops as _o
 from ._creation_more import _pick_flat
 
 
@@ -55,7 +53,7 @@ def movedim(x, source, destination):
 
 def swapdims(input, dim0, dim1):  # noqa: A002 - MindSpore's names
     """``input`` with axes ``dim0`` and ``dim1`` exchanged (``swapaxes``)."""
-    return swapaxes(input, dim0, dim1)
+    return _o.swapaxes(input, dim0, dim1)
 
 
 # ================================================================== broadcasting and shapes
@@ -92,7 +90,7 @@ def reshape_(input, shape):  # noqa: A002
 # ================================================================== flips and rotations
 def flipud(input):  # noqa: A002
     """``input`` reversed along axis 0."""
-    return flip(tensor_arg(input, "flipud"), (0,))
+    return _o.flip(tensor_arg(input, "flipud"), (0,))
 
 
 def fliplr(input):  # noqa: A002
@@ -100,12 +98,12 @@ def fliplr(input):  # noqa: A002
     x = tensor_arg(input, "fliplr")
     if x.ndim < 2:
         raise ValueError(f"op 'fliplr': input must have at least 2 dimensions, got {x.ndim}")
-    return flip(x, (1,))
+    return _o.flip(x, (1,))
 
 
 def reverse(x, axis):
     """``x`` reversed along the axes ``axis`` (``flip``)."""
-    return flip(x, list(_ints(axis, "reverse", "axis")))
+    return _o.flip(x, list(_ints(axis, "reverse", "axis")))
 
 
 def rot90(input, k, dims):  # noqa: A002
@@ -123,10 +121,10 @@ def rot90(input, k, dims):  # noqa: A002
     if k == 0:
         return x
     if k == 2:
-        return flip(x, (a, b))
+        return _o.flip(x, (a, b))
     if k == 1:
-        return swapaxes(flip(x, (b,)), a, b)
-    return flip(swapaxes(x, a, b), (b,))
+        return _o.swapaxes(_o.flip(x, (b,)), a, b)
+    return _o.flip(_o.swapaxes(x, a, b), (b,))
 
 
 def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0):
@@ -154,7 +152,7 @@ def repeat_elements(x, rep, axis=0):
     """Each slice along ``axis`` repeated ``rep`` times in place (``repeat_interleave`` with an int)."""
     if isinstance(rep, bool) or not isinstance(rep, (int, np.integer)) or rep < 1:
         raise ValueError(f"op 'repeat_elements': rep must be an int >= 1, got {rep!r}")
-    return repeat_interleave(tensor_arg(x, "repeat_elements"), int(rep), axis)
+    return _o.repeat_interleave(tensor_arg(x, "repeat_elements"), int(rep), axis)
 
 
 # ================================================================== space <-> batch
@@ -187,7 +185,7 @@ def space_to_batch_nd(input_x, block_size, paddings):
         raise ValueError(f"op '{name}': input must have at least {m + 1} dimensions, got {x.ndim}")
     flat = [v for pair in reversed(pads) for v in pair]
     if any(flat):
-        x = pad(x, tuple(flat))
+        x = _o.pad(x, tuple(flat))
     lead, space = x.ndim - m, x.shape[x.ndim - m:]
     if any(s % k for s, k in zip(space, b)):
         raise ValueError(f"op '{name}': padded spatial shape {list(space)} is not divisible by block size {list(b)}")

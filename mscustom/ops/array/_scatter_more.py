@@ -21,13 +21,8 @@ import numpy as np
 
 from ...tensor import Tensor
 from .. import functional as F
-from .._assign_ops import assign
 from .._builtin import normalize_axis, tensor_arg
-from .._ms_names_ops import scatter_nd
-from ..math.reduce import amax, amin
-from ..math.scan import prod
-from .._sort_gather_ops import gather_elements
-from .._tensor_ops import gather
+from ._lazy import ops as _o
 
 
 def _const(array):
@@ -100,10 +95,10 @@ def _scatter_flat(x, pos, upd, mode):
         src = np.full(n, -1, np.int64)
         src[pos] = np.arange(pos.size)
         hit = src >= 0
-        picked = gather(flat_u, _const(np.where(hit, src, 0)), 0)
+        picked = _o.gather(flat_u, _const(np.where(hit, src, 0)), 0)
         out = F.where(_const(hit), picked, flat_x)
     elif mode in ("add", "sub"):
-        added = scatter_nd(_const(pos.reshape(-1, 1)), flat_u, (n,))
+        added = _o.scatter_nd(_const(pos.reshape(-1, 1)), flat_u, (n,))
         out = F.add(flat_x, added) if mode == "add" else F.sub(flat_x, added)
     else:
         counts = np.bincount(pos, minlength=n)
@@ -114,13 +109,13 @@ def _scatter_flat(x, pos, upd, mode):
         table = np.full((n, width), pos.size, np.int64)         # pos.size: the padding constant
         table[pos[order], slot] = order
         cand = F.concat([flat_u, _const(np.asarray([pad], x._data.dtype))], 0)
-        picked = gather(cand, _const(table.reshape(-1)), 0)
+        picked = _o.gather(cand, _const(table.reshape(-1)), 0)
         picked = F.reshape(picked, (n, width))
         if mode in ("max", "min"):
             both = F.concat([F.reshape(flat_x, (n, 1)), picked], 1)
-            out = amax(both, 1) if mode == "max" else amin(both, 1)
+            out = _o.amax(both, 1) if mode == "max" else _o.amin(both, 1)
         else:
-            factor = prod(picked, 1)
+            factor = _o.prod(picked, 1)
             out = F.mul(flat_x, factor) if mode == "mul" else F.div(flat_x, factor)
     return F.reshape(out, tuple(x.shape))
 
@@ -196,7 +191,7 @@ def _in_place(mode, name, nd):
         else:                           # indices select along axis 0: updates are indices.shape + x.shape[1:]
             idx = _in_range(_index(indices, name), x.shape[0] if x.ndim else 0, name, 0)
             pos = np.arange(x.size, dtype=np.int64).reshape(x.shape)[idx]
-        return assign(x, _scatter_flat(x, pos, _updates(updates, x, name, pos.shape), mode))
+        return _o.assign(x, _scatter_flat(x, pos, _updates(updates, x, name, pos.shape), mode))
     fn.__name__ = name
     where = "the n-dimensional ``indices``" if nd else "the rows ``indices`` of axis 0"
     fn.__doc__ = (f"``input_x`` with ``updates`` {'written' if mode == 'update' else 'combined (' + mode + ')'} "
@@ -227,7 +222,7 @@ scatter_nd_update = _in_place("update", "scatter_nd_update", True)
 # ================================================================== along one axis
 def gather_d(x, dim, index):
     """``gather_elements``: ``out[i][j] = x[index[i][j]][j]`` for ``dim`` 0 (and so on)."""
-    return gather_elements(x, dim, index)
+    return _o.gather_elements(x, dim, index)
 
 
 def index_select(input, axis, index):  # noqa: A002
@@ -237,7 +232,7 @@ def index_select(input, axis, index):  # noqa: A002
     if idx.ndim != 1:
         raise ValueError(f"op 'index_select': index must be 1-D, got shape {list(idx.shape)}")
     ax = _axis("index_select", axis, x.ndim)
-    return gather(x, _const(_in_range(idx, x.shape[ax], "index_select", ax, negative=True)), ax)
+    return _o.gather(x, _const(_in_range(idx, x.shape[ax], "index_select", ax, negative=True)), ax)
 
 
 def _along_positions(x, ax, idx, name):
@@ -261,14 +256,14 @@ def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True):
     MindSpore, ``x`` (a Parameter) is updated in place; the sum comes back as a new tensor, through which
     gradients reach ``x`` and ``y``."""
     t, out = _index_add(x, indices, y, axis, "index_add")
-    assign(t, out)
+    _o.assign(t, out)
     return out
 
 
 def inplace_index_add(var, indices, updates, axis):
     """``var`` with ``updates`` added along ``axis`` at ``indices``, in place; returns ``var``."""
     t, out = _index_add(var, indices, updates, axis, "inplace_index_add")
-    return assign(t, out)
+    return _o.assign(t, out)
 
 
 def index_fill(x, axis, index, value):
@@ -331,7 +326,7 @@ def _segment(mode, name):
         pos = base[np.where(keep, ids, 0)]
         src = F.reshape(t, (-1,) + inner)
         if not keep.all():
-            src = gather(src, _const(np.flatnonzero(keep.reshape(-1))), 0)
+            src = _o.gather(src, _const(np.flatnonzero(keep.reshape(-1))), 0)
             pos = pos.reshape((-1,) + inner)[keep.reshape(-1)]
         dt = t._data.dtype
         if mode == "max":                               # an empty segment: the dtype's lowest value

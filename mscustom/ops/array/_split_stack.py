@@ -14,7 +14,7 @@ import numpy as np
 from ...tensor import Tensor
 from .. import functional as F
 from .._builtin import normalize_axis, tensor_arg
-from .._ms_names_ops import unstack
+from ._lazy import ops as _o
 
 
 def _axis(name, axis, ndim):
@@ -147,7 +147,7 @@ def dsplit(input, indices_or_sections):  # noqa: A002
 
 def unbind(input, dim=0):  # noqa: A002
     """The slices along ``dim``, that axis removed (``unstack``)."""
-    return unstack(input, dim)
+    return _o.unstack(input, dim)
 
 
 def narrow(input, axis, start, length):  # noqa: A002
