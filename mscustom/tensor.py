@@ -322,7 +322,7 @@ class Tensor:
     def __setitem__(self, index, value):
         """Write into the tensor's data in place. While a gradient is recorded and this tensor or the
         value is part of the graph, the write is recorded too: the overwritten entries pass no gradient
-        back and the value gets theirs, as in MindSpore (``ops/_setitem_ops.py``)."""
+        back and the value gets theirs, as in MindSpore (``ops/array/setitem.py``)."""
         if _STATE.depth and _F.tensor_setitem(self, index, value):
             return
         if _STATE.capture is not None:

@@ -135,7 +135,7 @@ def test_usage_stats_still_count_each_call(jit_square):
 
 # ---------------------------------------------------------------- matmul without transpose copies
 def test_a_dense_training_step_dispatches_no_transpose(rng):
-    from mscustom.ops._array_ops import _TRANSPOSE
+    from mscustom.ops.array.shape import _TRANSPOSE
     net = nn.SequentialCell([nn.Dense(5, 4, activation="relu"), nn.Dense(4, 3)])
     opt = nn.SGD(net.trainable_params(), learning_rate=0.1)
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")

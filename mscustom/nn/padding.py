@@ -8,7 +8,7 @@ Example::
 """
 
 from .. import ops
-from ..ops._pad_resize_ops import pad_mode_op
+from ..ops.array.pad_resize import pad_mode_op
 from ..tensor import Tensor
 from .cell import Cell
 

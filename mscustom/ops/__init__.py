@@ -2,6 +2,8 @@
 
 from . import _moved  # the op modules' old flat paths stay importable (_moved.MOVED)
 _moved.install()
+from . import _packages  # the concern packages: registered now, their __init__ run after the core ops (below)
+_packages.create(__name__, ("math", "array", "nn", "linalg", "random", "sparse", "spectral"))
 from . import functional
 from .functional import *  # noqa: F401,F403
 from .._core.registry import get_op, list_ops
@@ -19,10 +21,10 @@ from ._conv_ops import conv1d, conv2d, conv2d_transpose
 from ._pool_ops import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ._norm_ops import batch_norm, group_norm, layer_norm
 from ._activation_ops import dropout, erf, gelu, leaky_relu, relu6, silu
-from ._assign_ops import assign, assign_add, assign_sub
+from .array.assign import assign, assign_add, assign_sub
 from . import _loss_ops           # the fused sparse softmax cross entropy (used by nn losses)
-from . import _setitem_ops       # x[index] = value as a recorded op (Tensor.__setitem__ while recording)
-from ._tensor_ops import (arange, argmax, argmin, cat, clamp, clip_by_value, full, gather, ones, split,
+from .array import setitem as _setitem  # noqa: F401,E402  (x[index] = value as a recorded op)
+from .array.creation import (arange, argmax, argmin, cat, clamp, clip_by_value, full, gather, ones, split,
                           standard_normal, uniform, zeros)
 
 from . import _graph_kernels
@@ -39,7 +41,7 @@ _operations_module.Print = Print        # mindspore.ops.operations.Print: the sa
 # more math, array and loss functions with MindSpore's names (mscustom/ops/_more_*.py, _loss_functional.py)
 from .math.elementwise_more import *  # noqa: F401,F403,E402
 from .math.elementwise_more import div  # noqa: E402  (ops.div(input, other, *, rounding_mode=None))
-from ._more_array_ops import *  # noqa: F401,F403,E402
+from .array.shape_more import *  # noqa: F401,F403,E402
 from ._loss_functional import *  # noqa: F401,F403,E402
 
 # collective communication ops over MPI (mscustom.communication): differentiable, replayed by graph mode;
@@ -55,6 +57,7 @@ from ._attention_ops import scaled_dot_product_attention  # noqa: E402
 from ._ms_names_ops import *  # noqa: F401,F403,E402
 
 # functions laid out by concern (mscustom/ops/<concern>/): each package's __all__ is re-exported here
+_packages.finish()
 from .math import *  # noqa: F401,F403,E402
 from .array import *  # noqa: F401,F403,E402
 from .nn import *  # noqa: F401,F403,E402

@@ -12,7 +12,7 @@ Example::
 
 from .._core.functions import register_function
 from ..tensor import Tensor, as_tensor
-from ._array_ops import reshape, transpose
+from .array.shape import reshape, transpose
 from .math.elementwise import matmul
 
 __all__ = ["dot"]

@@ -19,9 +19,9 @@ from .._core.registry import register_function
 from ..tensor import Tensor
 from . import functional as F
 from ._builtin import tensor_arg
-from ._more_array_ops import gather_elements
+from .array.shape_more import gather_elements
 from .math.elementwise_more import softplus
-from ._tensor_ops import gather as _gather
+from .array.creation import gather as _gather
 
 _REDUCTIONS = ("mean", "sum", "none")
 

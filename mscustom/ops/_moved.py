@@ -20,6 +20,14 @@ MOVED = {
     "_more_math_ops": "math.elementwise_more",
     "_reduce_ops": "math.reduce",
     "_scan_ops": "math.scan",
+    "_array_ops": "array.shape",
+    "_more_array_ops": "array.shape_more",
+    "_tensor_ops": "array.creation",
+    "_index_ops": "array.index",
+    "_setitem_ops": "array.setitem",
+    "_sort_gather_ops": "array.sort_gather",
+    "_pad_resize_ops": "array.pad_resize",
+    "_assign_ops": "array.assign",
 }
 
 

@@ -25,8 +25,8 @@ from ._builtin import (NOATTR, broadcast_shape, defop, float_only, is_float, nor
                        same_type, tensor_arg)
 from .math.elementwise_more import floor_div
 from .math.reduce import sum as sum_
-from ._sort_gather_ops import _SCATTER_ND
-from ._tensor_ops import gather, split
+from .array.sort_gather import _SCATTER_ND
+from .array.creation import gather, split
 
 
 def _const(array):

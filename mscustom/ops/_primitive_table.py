@@ -1,5 +1,5 @@
 """More rows of the primitive table (``operations._TABLE``): MindSpore's classes for the ops of
-``math/elementwise_more``, ``_more_array_ops`` and the layers' ops (``Conv2D``, ``MaxPool``, ``BatchNorm``,
+``math/elementwise_more``, ``array/shape_more`` and the layers' ops (``Conv2D``, ``MaxPool``, ``BatchNorm``,
 ``LayerNorm`` ...), with MindSpore 2.10's constructor arguments and defaults.
 
 Each row is ``name: (constructor parameters with defaults, compute(prim, *call_args))``; the
@@ -203,7 +203,7 @@ def _pad(p, x):
 
 
 def _mirror_pad(p, x, paddings):
-    from ._more_array_ops import pad_mode_op
+    from .array.shape_more import pad_mode_op
     x = as_tensor(x)
     pads = np.asarray(paddings.asnumpy() if isinstance(paddings, Tensor) else paddings).astype(np.int64)
     if pads.shape != (x.ndim, 2):
@@ -215,7 +215,7 @@ def _mirror_pad(p, x, paddings):
 
 
 def _resize_nearest(p, x):
-    from ._more_array_ops import resize_nearest_neighbor
+    from .array.shape_more import resize_nearest_neighbor
     x = as_tensor(x)
     if x.ndim != 4:
         raise ValueError(f"{_who(p)}: the input must be 4-D (N, C, H, W), got shape {list(x.shape)}")
@@ -223,7 +223,7 @@ def _resize_nearest(p, x):
 
 
 def _resize_bilinear(p, x, size):
-    from ._more_array_ops import resize_bilinear
+    from .array.shape_more import resize_bilinear
     x = as_tensor(x)
     if x.ndim != 4:
         raise ValueError(f"{_who(p)}: the input must be 4-D (N, C, H, W), got shape {list(x.shape)}")
@@ -232,7 +232,7 @@ def _resize_bilinear(p, x, size):
 
 
 def _lp_norm(p, x):
-    from ._more_array_ops import vector_norm
+    from .array.shape_more import vector_norm
     ops = _ops()
     a = p.attrs
     axis = a["axis"]
@@ -308,5 +308,5 @@ TABLE = {
 
 
 def _cumulative(fname, p, x, axis):
-    from ._more_array_ops import scan
+    from .array.shape_more import scan
     return scan(fname, x, axis, p.attrs["exclusive"], p.attrs["reverse"])

@@ -6,9 +6,10 @@ differentiable too). The functional wrappers only turn Python scalars into
 Tensors and pack attributes; validation lives in the shape and dtype rules,
 which the dispatcher runs once per input signature and then caches.
 
-The ops live in one module per area (``_math_ops``, ``_nn_ops``,
-``_array_ops``, ``_reduce_ops``, ``_index_ops``); this module is their one
-public namespace (``mscustom.ops`` re-exports it, and ``Tensor`` methods call it).
+The ops live in the concern packages (``math/elementwise.py``, ``math/reduce.py``,
+``nn/activation.py`` ...); this module is the one public namespace of the core ones
+(``mscustom.ops`` re-exports it, and ``Tensor`` methods call it). It is the top of
+the op layer: op modules import each other directly, never this module's names at import.
 
 Example::
 
@@ -21,11 +22,11 @@ from .math.elementwise import (abs, add, div, equal, exp, greater, greater_equal
                         less, less_equal, log, matmul, maximum, minimum, mul, neg, not_equal, pow,
                         sign, sqrt, square, sub)
 from ._nn_ops import dense, log_softmax, one_hot, relu, relu_grad, sigmoid, softmax, tanh
-from ._array_ops import (broadcast_to, cast, concat, expand_dims, ones_like, reshape, squeeze, stack,
+from .array.shape import (broadcast_to, cast, concat, expand_dims, ones_like, reshape, squeeze, stack,
                          stop_gradient, sum_to, transpose, where, zeros_like)
 from .math.reduce import (amax, amin, max, mean, min, reduce_max, reduce_mean, reduce_min,  # noqa: A004
                           reduce_sum, sum)
-from ._index_ops import getitem, getitem_grad
+from .array.index import getitem, getitem_grad
 
 __all__ = [
     # arithmetic

@@ -307,7 +307,7 @@ def _one_hot(g, step, ins, y):
 def _pad(g, step, ins, y):
     """Constant padding as ``Concat`` with constant blocks; reflect, replicate, symmetric and circular
     padding as a ``Gather`` of each padded axis's source positions."""
-    from ..ops._pad_resize_ops import _pad_width, _source_index
+    from ..ops.array.pad_resize import _pad_width, _source_index
 
     a = step.attrs
     x = ins[0]
@@ -326,7 +326,7 @@ def _pad(g, step, ins, y):
 @_translator("tile")
 def _tile(g, step, ins, y):
     """``Tile`` as a broadcast: x (a, b) seen as (1, a, 1, b), broadcast to (r1, a, r2, b), then (r1*a, r2*b)."""
-    from ..ops._pad_resize_ops import _tile_reps
+    from ..ops.array.pad_resize import _tile_reps
 
     shape = g.shape(ins[0])
     reps, n = _tile_reps(step.attrs, len(shape))
@@ -341,7 +341,7 @@ def _tile(g, step, ins, y):
 def _resize(g, step, ins, y):
     """Every resize mode is a matrix per resized (trailing) axis: each applied as a ``MatMul`` on that axis
     moved last."""
-    from ..ops._pad_resize_ops import _resize_mats
+    from ..ops.array.pad_resize import _resize_mats
 
     x = ins[0]
     k = len(step.attrs["size"])

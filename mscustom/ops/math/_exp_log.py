@@ -116,7 +116,7 @@ def logit(input, eps=None):  # noqa: A002
     if x._data.dtype.kind != "f":
         raise TypeError(f"op 'logit': input must be a float16, float32 or float64 tensor, got {x.dtype}")
     if eps is not None:
-        from .._tensor_ops import clamp
+        from ..array.creation import clamp
         x = clamp(x, float(eps), 1.0 - float(eps))
     with np.errstate(divide="ignore", invalid="ignore"):       # inf and nan at 0, 1 and outside, quietly
         return F.log(F.div(x, F.sub(1, x)))

@@ -22,7 +22,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from .._builtin import broadcast_shape, defop, functional, no_grad, result_dtype, tensor_arg, unary
 from .._more_math_ops import isnan, logical_or, trunc
-from .._tensor_ops import clamp
+from ..array.creation import clamp
 from ._exp_log import exp2
 from ._rules import back_to, quiet, run
 

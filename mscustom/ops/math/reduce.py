@@ -97,7 +97,7 @@ def _spread(g, ins, attrs):
     return F.broadcast_to(g, ins[0]._data.shape)
 
 
-_BROADCAST = []                         # the registered broadcast_to op (ops/_array_ops.py), on first use
+_BROADCAST = []                         # the registered broadcast_to op (ops/array/shape.py), on first use
 
 
 def _broadcast_op():

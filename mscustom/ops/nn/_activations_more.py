@@ -14,7 +14,7 @@ from ... import dtype as _dt
 from .. import functional as F
 from ..math.elementwise_more import softplus
 from .._activation_ops import relu6
-from .._tensor_ops import split, _rng
+from ..array.creation import split, _rng
 from ._common import const, float_tensor
 
 

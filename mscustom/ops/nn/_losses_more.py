@@ -14,7 +14,7 @@ from ..._core.registry import register_function
 from ...tensor import Tensor
 from .. import functional as F
 from ..math.elementwise_more import softplus
-from .._tensor_ops import gather
+from ..array.creation import gather
 from .._builtin import tensor_arg
 from ._common import check_reduction, const, float_tensor, reduce_loss
 

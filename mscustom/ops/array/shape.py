@@ -10,15 +10,15 @@ import builtins as _bi
 
 import numpy as np
 
-from .. import dtype as _dt
-from .._core import primitives as _prim
-from .._core.dispatch import call
-from ..tensor import Tensor
-from . import functional as F
-from ._builtin import (NOATTR, broadcast_shape, defop, functional, insert_axis, is_float, no_grad,
+from ... import dtype as _dt
+from ..._core import primitives as _prim
+from ..._core.dispatch import call
+from ...tensor import Tensor
+from .. import functional as F
+from .._builtin import (NOATTR, broadcast_shape, defop, functional, insert_axis, is_float, no_grad,
                        normalize_axis, pair_named, promote_types, result_dtype, same_type,
                        tensor_arg, unary)
-from ._index_ops import _ALL, _getitem
+from .index import _ALL, _getitem
 
 # Gradients are built from ops that may live in the other op modules; they
 # reach them through ``F`` (mscustom.ops.functional), looked up at call time.

@@ -21,8 +21,8 @@ import numbers
 
 import numpy as np
 
-from .._core import capture as _capture
-from ..tensor import Tensor
+from ..._core import capture as _capture
+from ...tensor import Tensor
 
 __all__ = ["assign", "assign_add", "assign_sub"]
 

@@ -16,12 +16,12 @@ import functools
 
 import numpy as np
 
-from .._core.dispatch import call
-from .._core.registry import register_function
-from ..tensor import Tensor
-from . import functional as F
-from ._builtin import (defop, float_only, is_float, same_type, tensor_arg)
-from ._op_args import c_array as _c
+from ..._core.dispatch import call
+from ..._core.registry import register_function
+from ...tensor import Tensor
+from .. import functional as F
+from .._builtin import (defop, float_only, is_float, same_type, tensor_arg)
+from .._op_args import c_array as _c
 
 
 # ================================================================== tile

@@ -17,16 +17,16 @@ import builtins as _bi
 
 import numpy as np
 
-from .. import dtype as _dt
-from .._core import capture as _capture
-from .._core.dispatch import call
-from ..tensor import Tensor
-from . import functional as F
-from ._builtin import defop, is_float, normalize_axis, plain_axis, tensor_arg
+from ... import dtype as _dt
+from ..._core import capture as _capture
+from ..._core.dispatch import call
+from ...tensor import Tensor
+from .. import functional as F
+from .._builtin import defop, is_float, normalize_axis, plain_axis, tensor_arg
 
 
 def _rng():
-    from ..nn.init import rng          # late: mscustom.nn imports mscustom.ops
+    from ...nn.init import rng          # late: mscustom.nn imports mscustom.ops
     return rng()
 
 
@@ -185,7 +185,7 @@ def gather(input_params, input_indices, axis, batch_dims=0):
     each batch entry gathers on its own (``params.shape[:axis] + indices.shape[b:] + ...``).
     """
     if batch_dims != 0:
-        from ._more_array_ops import gather_batched
+        from .shape_more import gather_batched
         return gather_batched(input_params, input_indices, axis, batch_dims)
     x, idx = tensor_arg(input_params, "gather"), tensor_arg(input_indices, "gather")
     if isinstance(axis, Tensor):
@@ -226,7 +226,7 @@ def clamp(input, min=None, max=None):  # noqa: A002 - MindSpore's names
     x = tensor_arg(input, "clamp")
     if min is None and max is None:
         raise ValueError("clamp: at least one of min and max must be given")
-    from .math.elementwise import maximum_x, minimum_x
+    from ..math.elementwise import maximum_x, minimum_x
     if min is not None:
         x = maximum_x(x, min)           # at a bound the gradient stays with x, as in MindSpore's clamp
     if max is not None:
@@ -280,7 +280,7 @@ def cat(tensors, axis=0):
 __all__ = ["ones", "zeros", "full", "arange", "uniform", "standard_normal", "gather", "argmax", "argmin",
            "clamp", "clip_by_value", "split", "cat"]
 
-from .._core.registry import register_function as _register_function  # noqa: E402
+from ..._core.registry import register_function as _register_function  # noqa: E402
 
 _register_function("argmax", argmax)          # Tensor.argmax / Tensor.argmin call these
 _register_function("argmin", argmin)

@@ -16,12 +16,12 @@ import builtins as _bi
 
 import numpy as np
 
-from .. import dtype as _dt
-from .._core.dispatch import call
-from .._core.registry import register_function
-from . import functional as F
-from ._builtin import (NOATTR, defop, is_float, normalize_axis, tensor_arg)
-from ._op_args import axis1 as _axis1, c_array as _c, int_arg as _int_arg
+from ... import dtype as _dt
+from ..._core.dispatch import call
+from ..._core.registry import register_function
+from .. import functional as F
+from .._builtin import (NOATTR, defop, is_float, normalize_axis, tensor_arg)
+from .._op_args import axis1 as _axis1, c_array as _c, int_arg as _int_arg
 
 
 # ================================================================== sort, topk, argsort

@@ -27,14 +27,14 @@ import sys
 
 import numpy as np
 
-from .. import dtype as _dt
-from .._core import capture as _capture
-from .._core.dispatch import call
-from .._core.tape import STATE, Node, _Identity, on_tape
-from ..tensor import Parameter, Tensor, as_tensor
-from . import functional as F
-from ._builtin import defop
-from ._index_ops import _build_index, _encode_index, _getitem, _index_shape, _show_index
+from ... import dtype as _dt
+from ..._core import capture as _capture
+from ..._core.dispatch import call
+from ..._core.tape import STATE, Node, _Identity, on_tape
+from ...tensor import Parameter, Tensor, as_tensor
+from .. import functional as F
+from .._builtin import defop
+from .index import _build_index, _encode_index, _getitem, _index_shape, _show_index
 
 __all__ = ["tensor_setitem"]
 
@@ -157,14 +157,14 @@ def tensor_setitem(y, index, value):
     return True
 
 
-from .._core.registry import register_function as _register_function  # noqa: E402
+from ..._core.registry import register_function as _register_function  # noqa: E402
 
 _register_function("tensor_setitem", tensor_setitem)       # Tensor.__setitem__ calls it while recording
 
 
 def _probe():
     """Measure ``_BASE_REFS``: a plain ``t[0] = 0.0`` on a recorded tensor nothing has read."""
-    from .._core.tape import make_leaf, recording
+    from ..._core.tape import make_leaf, recording
     leaf = Tensor(np.zeros(2, np.float32))
     make_leaf(leaf)
     with recording():

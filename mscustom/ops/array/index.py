@@ -9,11 +9,11 @@ import builtins as _bi
 
 import numpy as np
 
-from .. import dtype as _dt
-from .._core import capture as _capture
-from .._core.dispatch import call
-from ..tensor import Tensor
-from ._builtin import defop, tensor_arg
+from ... import dtype as _dt
+from ..._core import capture as _capture
+from ..._core.dispatch import call
+from ...tensor import Tensor
+from .._builtin import defop, tensor_arg
 
 # An index is encoded as a hashable structure (the op's "index" attribute) plus
 # integer inputs, so the plan cache is keyed by shapes, not index values:

@@ -1,7 +1,7 @@
 """MindSpore's array surface: the small shape helpers here (``flatten``, ``shape``, ``depend``,
 ``masked_fill``, ``chunk``, ``swapaxes``, ``unsqueeze``, ``permute``, ``addn``), and one namespace
-over the scans and statistics (``math/scan.py``), sorting and gathers (``_sort_gather_ops``) and
-padding and resizing (``_pad_resize_ops``).
+over the scans and statistics (``math/scan.py``), sorting and gathers (``sort_gather``) and
+padding and resizing (``pad_resize``).
 
 Every function is an op of the operator core or a short composition of such ops,
 so it differentiates under ``ms.grad`` and replays in graph mode.
@@ -15,18 +15,18 @@ import builtins as _bi
 
 import numpy as np
 
-from .._core.dispatch import call
-from .._core.registry import register_function
-from ..tensor import Tensor
-from . import functional as F
-from ._builtin import (NOATTR, defop, insert_axis, is_float, same_type, tensor_arg)
-from ._op_args import axis1 as _axis1, int_arg as _int_arg
-from ._pad_resize_ops import *  # noqa: F401,F403
-from ._pad_resize_ops import pad_mode_op, resize_bilinear, resize_nearest_neighbor  # noqa: F401
-from .math.scan import *  # noqa: F401,F403
-from .math.scan import scan, vector_norm  # noqa: F401
-from ._sort_gather_ops import *  # noqa: F401,F403
-from ._sort_gather_ops import gather_batched, scatter_elements_add  # noqa: F401
+from ..._core.dispatch import call
+from ..._core.registry import register_function
+from ...tensor import Tensor
+from .. import functional as F
+from .._builtin import (NOATTR, defop, insert_axis, is_float, same_type, tensor_arg)
+from .._op_args import axis1 as _axis1, int_arg as _int_arg
+from .pad_resize import *  # noqa: F401,F403
+from .pad_resize import pad_mode_op, resize_bilinear, resize_nearest_neighbor  # noqa: F401
+from ..math.scan import *  # noqa: F401,F403
+from ..math.scan import scan, vector_norm  # noqa: F401
+from .sort_gather import *  # noqa: F401,F403
+from .sort_gather import gather_batched, scatter_elements_add  # noqa: F401
 
 
 # ================================================================== shapes and small helpers
@@ -91,7 +91,7 @@ def chunk(input, chunks, axis=0):  # noqa: A002 - MindSpore's names
     ax = _axis1("chunk", axis, x.ndim)
     n = x.shape[ax]
     size = _bi.max(-(-n // chunks), 1)
-    from ._tensor_ops import split
+    from .creation import split
     return split(x, size, ax)
 
 
@@ -136,12 +136,12 @@ for _name in __all__:
     register_function(_name, globals()[_name])
 del _name
 
-from . import _pad_resize_ops, _sort_gather_ops  # noqa: E402
-from .math import scan as _scan  # noqa: E402
+from . import pad_resize, sort_gather  # noqa: E402
+from ..math import scan as _scan  # noqa: E402
 
-__all__ += _scan.__all__ + _sort_gather_ops.__all__ + _pad_resize_ops.__all__
+__all__ += _scan.__all__ + sort_gather.__all__ + pad_resize.__all__
 
-from ._tensor_ops import clamp, gather, split  # noqa: E402  (what Tensor.clamp / gather / split call)
+from .creation import clamp, gather, split  # noqa: E402  (what Tensor.clamp / gather / split call)
 
 for _fn in (clamp, gather, split):
     register_function(_fn.__name__, _fn)
