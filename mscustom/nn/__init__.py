@@ -94,3 +94,6 @@ __all__ += ["Metric", "Accuracy", "Loss", "Precision", "Recall", "Fbeta", "F1", 
             "rearrange_inputs"]
 from .grad_cells import Jvp, Vjp  # noqa: E402  (nn.Jvp / nn.Vjp: jvp and vjp as Cells)
 __all__ += ["Jvp", "Vjp"]
+from . import losses_more as _losses_more
+from .losses_more import *  # noqa: F401,F403
+__all__ += _losses_more.__all__
