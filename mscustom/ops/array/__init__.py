@@ -15,3 +15,6 @@ from ._slicing import *  # noqa: F401,F403,E402
 from ._scatter_more import *  # noqa: F401,F403,E402
 __all__ += (_creation_more.__all__ + _windows.__all__ + _split_stack.__all__ + _reorder.__all__
             + _slicing.__all__ + _scatter_more.__all__)
+from . import _search  # noqa: E402
+from ._search import *  # noqa: F401,F403,E402
+__all__ += _search.__all__
