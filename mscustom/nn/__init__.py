@@ -97,3 +97,6 @@ __all__ += ["Jvp", "Vjp"]
 from . import losses_more as _losses_more
 from .losses_more import *  # noqa: F401,F403
 __all__ += _losses_more.__all__
+from . import lr_more as _lr_more
+from .lr_more import *  # noqa: F401,F403
+__all__ += _lr_more.__all__
