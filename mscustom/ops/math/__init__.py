@@ -16,3 +16,12 @@ __all__ += _exp_log.__all__
 from ._float_bits import *  # noqa: F401,F403,E402
 from . import _float_bits  # noqa: E402
 __all__ += _float_bits.__all__
+from ._complex import *  # noqa: F401,F403,E402
+from . import _complex  # noqa: E402
+__all__ += _complex.__all__
+from ._special import *  # noqa: F401,F403,E402
+from . import _special  # noqa: E402
+__all__ += _special.__all__
+from ._nan_reductions import *  # noqa: F401,F403,E402
+from . import _nan_reductions  # noqa: E402
+__all__ += _nan_reductions.__all__
