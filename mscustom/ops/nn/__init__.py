@@ -13,3 +13,7 @@ __all__ += _activations_more.__all__
 from . import _losses_more
 from ._losses_more import *  # noqa: F401,F403,E402
 __all__ += _losses_more.__all__
+
+from . import _pooling_more
+from ._pooling_more import *  # noqa: F401,F403,E402
+__all__ += _pooling_more.__all__
