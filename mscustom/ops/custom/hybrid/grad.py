@@ -577,8 +577,16 @@ def _write_once(body, candidates):
 
 
 def gradient_source(info, meta, op_name=None, scalar_args=()):
-    """DSL text of the gradient kernel of ``info`` for one signature (``meta`` from ``shapes.tensor_meta``)."""
-    return _Grad(info, meta, op_name or info.name, scalar_args).source()
+    """DSL text of the gradient kernel of ``info`` for one signature (``meta`` from ``shapes.tensor_meta``).
+
+    The recomputing generator (``_Grad``) first; what it refuses -- values carried and overwritten
+    in ways it cannot recompute -- goes to the taping one (``grad_tape.TapeGrad``); the first
+    refusal is raised when neither serves."""
+    try:
+        return _Grad(info, meta, op_name or info.name, scalar_args).source()
+    except HybridGradError as refused:
+        from .grad_tape import tape_gradient_source      # the fallback builds on this module
+        return tape_gradient_source(info, meta, op_name or info.name, scalar_args, refused)
 
 
 def _grad_function(info, source):
@@ -614,7 +622,7 @@ def make_bprop(func, op_name):
         op = ops_by_key.get(key)
         if op is None:
             meta = tensor_meta(info, shapes, dtypes, scalars)
-            hf = _grad_function(info, _Grad(info, meta, op_name, scalars).source())
+            hf = _grad_function(info, gradient_source(info, meta, op_name, scalars))
             op = Custom(hf, func_type="hybrid", name=f"{op_name}_grad")
             ops_by_key[key] = op
         res = op(*inputs, *outs, *douts)
