@@ -12,7 +12,7 @@ LAZY = ["numba", "cffi", "scipy", "threadpoolctl", "socket", "queue", "csv", "nu
         "mscustom.dataset", "mscustom.train", "mscustom.communication", "mscustom.profiler",
         "mscustom.parallel", "mscustom.device_context", "mscustom.amp", "mscustom._threads", "mscustom.nn.distributed",
         "mscustom.ops._comm_ops", "mscustom.ops.custom.hybrid", "mscustom.ops.custom.jit",
-        "mscustom.ops.custom.aot", "mscustom.compat"]
+        "mscustom.ops.custom.aot", "mscustom.compat", "mscustom.numpy"]
 
 _SCRIPT = f"""
 import sys

@@ -1,0 +1,276 @@
+"""Elementwise arithmetic and mathematical functions.
+
+Each is an op of ``mscustom.ops`` (``tanh`` is ``ops.tanh``) or a composition of them, so
+gradients flow through and graph mode records them. mindspore.numpy's dtype rules: a float
+wins over integers without widening, ``divide`` of integers gives float32, and functions
+defined on floats (``exp``, ``sin``, ``sqrt`` ...) compute integer inputs in float32.
+"""
+
+import math
+
+import numpy as np
+
+from .. import dtype as _dt
+from .. import ops as _ops
+from ..ops import functional as F
+from ..tensor import Tensor
+from . import _ufuncs as U
+from ._utils import is_scalar, operands, to_float, to_tensor
+
+__all__ = ["add", "subtract", "multiply", "divide", "true_divide", "power", "float_power", "maximum",
+           "minimum", "floor_divide", "mod", "remainder", "fmod", "divmod", "arctan2", "hypot", "logaddexp",
+           "logaddexp2", "copysign", "heaviside", "gcd", "lcm", "bitwise_and", "bitwise_or", "bitwise_xor",
+           "invert", "bitwise_not", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt",
+           "square", "reciprocal", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+           "arcsinh", "arccosh", "arctanh", "deg2rad", "radians", "rad2deg", "abs", "absolute", "fabs",
+           "negative", "positive", "sign", "signbit", "ceil", "floor", "trunc", "fix", "rint", "clip"]
+
+
+def _float_input(x, name):
+    """A float function's input: integers and bools compute in float32."""
+    return to_float(x, name)
+
+
+def _unary_float(name, fn):
+    def f(x):
+        return fn(_float_input(x, name))
+    f.__name__ = name
+    f.__doc__ = f"Elementwise {name}; integer inputs compute in float32."
+    return f
+
+
+exp = _unary_float("exp", F.exp)
+def exp2(x):
+    """``2 ** x``; integer inputs keep their dtype (mindspore.numpy's rule), floats give floats."""
+    t = to_tensor(x, name="exp2")
+    if _dt.is_floating(t.dtype):
+        return U.exp2(t)
+    return F.cast(U.exp2(F.cast(t, _dt.float32)), t.dtype)
+expm1 = _unary_float("expm1", _ops.expm1)
+log = _unary_float("log", F.log)
+log2 = _unary_float("log2", _ops.log2)
+log10 = _unary_float("log10", U.log10)
+log1p = _unary_float("log1p", _ops.log1p)
+sqrt = _unary_float("sqrt", F.sqrt)
+cbrt = _unary_float("cbrt", U.cbrt)
+sin = _unary_float("sin", _ops.sin)
+cos = _unary_float("cos", _ops.cos)
+tan = _unary_float("tan", _ops.tan)
+arcsin = _unary_float("arcsin", U.arcsin)
+arccos = _unary_float("arccos", U.arccos)
+arctan = _unary_float("arctan", U.arctan)
+sinh = _unary_float("sinh", U.sinh)
+cosh = _unary_float("cosh", U.cosh)
+tanh = _unary_float("tanh", F.tanh)
+arcsinh = _unary_float("arcsinh", U.arcsinh)
+arccosh = _unary_float("arccosh", U.arccosh)
+arctanh = _unary_float("arctanh", U.arctanh)
+ceil = _unary_float("ceil", _ops.ceil)
+floor = _unary_float("floor", _ops.floor)
+trunc = _unary_float("trunc", _ops.trunc)
+fix = _unary_float("fix", _ops.trunc)
+rint = _unary_float("rint", U.rint)
+sign = _unary_float("sign", F.sign)        # mindspore.numpy: the sign of integers is float32 too
+
+
+def deg2rad(x):
+    """Degrees to radians (integer inputs compute in float32)."""
+    return F.mul(_float_input(x, "deg2rad"), math.pi / 180.0)
+
+
+radians = deg2rad
+
+
+def rad2deg(x):
+    """Radians to degrees (integer inputs compute in float32)."""
+    return F.mul(_float_input(x, "rad2deg"), 180.0 / math.pi)
+
+
+def _same(name, fn):
+    def f(x):
+        return fn(to_tensor(x, name=name))
+    f.__name__ = name
+    return f
+
+
+absolute = _same("absolute", F.abs)
+abs = absolute  # noqa: A001 - NumPy's name
+fabs = absolute
+negative = _same("negative", F.neg)
+square = _same("square", F.square)
+
+
+def positive(x):
+    """``x`` itself, as a Tensor."""
+    return to_tensor(x, name="positive")
+
+
+def reciprocal(x):
+    """``1 / x``; integer inputs keep their dtype (the quotient truncated), as in mindspore.numpy."""
+    x = to_tensor(x, name="reciprocal")
+    out = _ops.reciprocal(x)
+    return out if out.dtype == x.dtype else F.cast(out, x.dtype)
+
+
+def signbit(x):
+    """True where ``x`` is less than zero (mindspore.numpy's definition: ``-0.0`` gives False)."""
+    return F.less(to_tensor(x, name="signbit"), 0)
+
+
+# ------------------------------------------------------------------ binary
+def _binary(name, fn, doc):
+    def f(x1, x2):
+        a, b = operands(x1, x2, name)
+        return fn(a, b)
+    f.__name__ = name
+    f.__doc__ = doc
+    return f
+
+
+add = _binary("add", F.add, "``x1 + x2`` with broadcasting.")
+subtract = _binary("subtract", F.sub, "``x1 - x2`` with broadcasting.")
+multiply = _binary("multiply", F.mul, "``x1 * x2`` with broadcasting.")
+power = _binary("power", F.pow, "``x1 ** x2`` with broadcasting.")
+maximum = _binary("maximum", F.maximum, "The elementwise maximum (NaN propagates).")
+minimum = _binary("minimum", F.minimum, "The elementwise minimum (NaN propagates).")
+floor_divide = _binary("floor_divide", _ops.floor_divide, "``floor(x1 / x2)``.")
+remainder = _binary("remainder", _ops.remainder, "``x1 - floor(x1 / x2) * x2``: the sign of ``x2``.")
+mod = remainder
+fmod = _binary("fmod", _ops.fmod, "The C remainder: the sign of ``x1``.")
+bitwise_and = _binary("bitwise_and", _ops.bitwise_and, "Bitwise AND of integers or bools.")
+bitwise_or = _binary("bitwise_or", _ops.bitwise_or, "Bitwise OR of integers or bools.")
+bitwise_xor = _binary("bitwise_xor", _ops.bitwise_xor, "Bitwise XOR of integers or bools.")
+
+
+def _float_pair(x1, x2, name):
+    a, b = operands(x1, x2, name)
+    a, b = (to_tensor(v) if not isinstance(v, Tensor) else v for v in (a, b))
+    if not _dt.is_floating(a.dtype) and not _dt.is_floating(b.dtype):
+        a = F.cast(a, _dt.float32)
+    return a, b
+
+
+def divide(x1, x2):
+    """True division ``x1 / x2``; integers divide in float32."""
+    a, b = operands(x1, x2, "divide")
+    if isinstance(a, Tensor) and not _dt.is_floating(a.dtype) and not (
+            isinstance(b, Tensor) and _dt.is_floating(b.dtype)) and not isinstance(b, float):
+        a = F.cast(a, _dt.float32)
+    return F.div(a, b)
+
+
+true_divide = divide
+
+
+def float_power(x1, x2):
+    """``x1 ** x2`` computed in float64 (NumPy's ``float_power``)."""
+    a, b = (to_tensor(v, name="float_power") for v in (x1, x2))
+    return F.pow(F.cast(a, _dt.float64), F.cast(b, _dt.float64))
+
+
+def divmod(x1, x2):  # noqa: A001 - NumPy's name
+    """``(floor_divide(x1, x2), mod(x1, x2))``."""
+    return floor_divide(x1, x2), remainder(x1, x2)
+
+
+def arctan2(x1, x2):
+    """The angle of the point ``(x2, x1)`` in its quadrant; integers compute in float32."""
+    a, b = _float_pair(x1, x2, "arctan2")
+    return _ops.atan2(a, F.cast(b, a.dtype) if not _dt.is_floating(b.dtype) else b)
+
+
+def hypot(x1, x2):
+    """``sqrt(x1**2 + x2**2)``; integers compute in float32."""
+    a, b = _float_pair(x1, x2, "hypot")
+    return F.sqrt(F.add(F.square(a), F.square(b)))
+
+
+def logaddexp(x1, x2):
+    """``log(exp(x1) + exp(x2))`` without overflow; integers compute in float32."""
+    a, b = _float_pair(x1, x2, "logaddexp")
+    m = F.maximum(a, b)
+    return F.add(m, _ops.log1p(F.exp(F.neg(F.abs(F.sub(a, b))))))
+
+
+def logaddexp2(x1, x2):
+    """``log2(2**x1 + 2**x2)`` without overflow; integers compute in float32."""
+    a, b = _float_pair(x1, x2, "logaddexp2")
+    m = F.maximum(a, b)
+    return F.add(m, F.div(_ops.log1p(U.exp2(F.neg(F.abs(F.sub(a, b))))), math.log(2.0)))
+
+
+def copysign(x1, x2):
+    """``|x1|``, negated where ``x2 < 0`` (``x1``'s dtype when it is an integer tensor)."""
+    a, b = operands(x1, x2, "copysign")
+    a = to_tensor(a, name="copysign")
+    b = to_tensor(b, name="copysign") if not is_scalar(b) else b
+    neg = (b < 0) if is_scalar(b) else signbit(b)
+    mag = F.abs(a)
+    if is_scalar(neg):
+        return F.neg(mag) if neg else mag
+    out = F.where(neg, F.neg(mag), mag)
+    if not _dt.is_floating(a.dtype) and _dt.is_floating(b.dtype):
+        out = F.cast(out, a.dtype)
+    return out
+
+
+def heaviside(x1, x2):
+    """0 where ``x1 < 0``, ``x2`` where ``x1 == 0``, 1 where ``x1 > 0``."""
+    a, b = operands(x1, x2, "heaviside")
+    a = to_tensor(a, name="heaviside")
+    b = to_tensor(b, a.dtype) if is_scalar(b) else b
+    out_dtype = _dt.from_numpy(np.result_type(a.dtype.np_dtype, b.dtype.np_dtype)) \
+        if _dt.is_floating(a.dtype) == _dt.is_floating(b.dtype) else (a.dtype if _dt.is_floating(a.dtype) else b.dtype)
+    zero = F.zeros_like(F.cast(a, out_dtype))
+    one = F.add(zero, 1)
+    return F.where(F.less(a, 0), zero, F.where(F.greater(a, 0), one, F.cast(b, out_dtype)))
+
+
+def _int_pair(x1, x2, name):
+    a, b = (to_tensor(v, name=name) for v in operands(x1, x2, name))
+    for t in (a, b):
+        if t.dtype.np_dtype.kind not in "iu":
+            raise TypeError(f"op '{name}': inputs must be integer tensors, got {t.dtype}")
+    return a, b
+
+
+def gcd(x1, x2):
+    """The greatest common divisor of integers, elementwise."""
+    return U.gcd(*_int_pair(x1, x2, "gcd"))
+
+
+def lcm(x1, x2):
+    """The least common multiple of integers, elementwise."""
+    return U.lcm(*_int_pair(x1, x2, "lcm"))
+
+
+def invert(x):
+    """Bitwise NOT of integers (``~x``); logical NOT of bools."""
+    x = to_tensor(x, name="invert")
+    kind = x.dtype.np_dtype.kind
+    if kind == "b":
+        return _ops.logical_not(x)
+    if kind not in "iu":
+        raise TypeError(f"op 'invert': input must be an integer or bool tensor, got {x.dtype}")
+    return _ops.bitwise_xor(x, -1 if kind == "i" else int(np.iinfo(x.dtype.np_dtype).max))
+
+
+bitwise_not = invert
+
+
+def clip(a, a_min, a_max, dtype=None):
+    """``a`` limited to ``[a_min, a_max]`` (either bound may be None, not both)."""
+    x = to_tensor(a, name="clip")
+    if a_min is None and a_max is None:
+        raise ValueError("op 'clip': a_min and a_max must not both be None")
+    if a_min is not None and not is_scalar(a_min):
+        a_min = to_tensor(a_min, name="clip")
+    if a_max is not None and not is_scalar(a_max):
+        a_max = to_tensor(a_max, name="clip")
+    if a_min is not None:
+        x = F.maximum(x, a_min)
+    if a_max is not None:
+        x = F.minimum(x, a_max)
+    return x if dtype is None else F.cast(x, dtype)
+
+
