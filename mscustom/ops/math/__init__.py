@@ -25,3 +25,6 @@ __all__ += _special.__all__
 from ._nan_reductions import *  # noqa: F401,F403,E402
 from . import _nan_reductions  # noqa: E402
 __all__ += _nan_reductions.__all__
+from ._scans import *  # noqa: F401,F403,E402
+from . import _scans  # noqa: E402
+__all__ += _scans.__all__
