@@ -1,4 +1,4 @@
-"""The fused attention op (ops/_attention_ops.py) and ops.bmm / ops.baddbmm.
+"""The fused attention op (ops/nn/attention.py) and ops.bmm / ops.baddbmm.
 
 The op is checked against attention written out in NumPy (every layout, masks of both modes,
 broadcast batch dimensions, dropout), its gradients with the gradient checker (sources, float
@@ -11,7 +11,7 @@ import pytest
 
 import mscustom as ms
 from mscustom import ops
-from mscustom.ops._attention_ops import attention
+from mscustom.ops.nn.attention import attention
 from mscustom.testing import check_grad
 
 T = ms.Tensor

@@ -1,4 +1,4 @@
-"""BatchNorm's training mode as one op each way (``ops/_batch_norm_ops.py``): the composed ops' values."""
+"""BatchNorm's training mode as one op each way (``ops/nn/batch_norm.py``): the composed ops' values."""
 
 import numpy as np
 import pytest
@@ -6,8 +6,8 @@ import pytest
 import mscustom as ms
 from mscustom import nn, ops
 from mscustom.ops import functional as F
-from mscustom.ops import _batch_norm_ops as B
-from mscustom.ops import _norm_ops as N
+from mscustom.ops.nn import batch_norm as B
+from mscustom.ops.nn import norm as N
 from mscustom.testing import check_grad
 
 T = ms.Tensor

@@ -6,8 +6,8 @@ import pytest
 import mscustom as ms
 from mscustom import ops
 from mscustom._core.registry import get_op
-from mscustom.ops import _conv_ops as C
-from mscustom.ops import _pool_ops as P
+from mscustom.ops.nn import conv as C
+from mscustom.ops.nn import pool as P
 from mscustom.testing import check_grad
 
 T = ms.Tensor

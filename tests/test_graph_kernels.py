@@ -114,25 +114,25 @@ def test_fused_loss_and_gradient_equal_the_two_eager_kernels(reduction, ignore_i
 def test_fused_loss_row_loops_match_numpy_on_special_values(dtype, monkeypatch):
     """The Numba row loops (2-d logits, mean/sum; the fused kernel, and the loss and the gradient alone as
     eager calls make them once Numba is loaded) against the NumPy kernels: NaN, inf, huge and tied logits."""
-    from mscustom.ops import _loss_ops
+    from mscustom.ops.nn import loss_fused as _loss_fused
     rng = np.random.default_rng(12)
     x = (rng.standard_normal((40, 7)) * 30).astype(dtype)
     x[0, 3], x[1, :] = np.nan, 5.0
     x[2, 0], x[3, 2], x[4, :] = np.inf, -np.inf, -1e30
     y = rng.integers(0, 7, 40).astype(np.int64)
-    _loss_ops._row_loops()
+    _loss_fused._row_loops()
     for reduction in ("mean", "sum"):
         attrs = {"reduction": reduction, "ignore_index": None}
         d = np.asarray(1.7, dtype)
         loss, grad = np.empty((), dtype), np.empty(x.shape, dtype)
-        _loss_ops.loss_and_grad_into(attrs, (x, y, d), loss, grad)
-        assert _loss_ops._rows_fit(attrs, x, y)
-        row_loss = _loss_ops.loss_into(attrs, (x, y))
-        row_grad = _loss_ops.grad_into(attrs, (x, y, d), np.empty(x.shape, dtype))
+        _loss_fused.loss_and_grad_into(attrs, (x, y, d), loss, grad)
+        assert _loss_fused._rows_fit(attrs, x, y)
+        row_loss = _loss_fused.loss_into(attrs, (x, y))
+        row_grad = _loss_fused.grad_into(attrs, (x, y, d), np.empty(x.shape, dtype))
         with monkeypatch.context() as m:
-            m.setattr(_loss_ops, "_rows_fit", lambda *a: False)         # the NumPy kernels
-            want_loss = _loss_ops.loss_into(attrs, (x, y))
-            want_grad = _loss_ops.grad_into(attrs, (x, y, d), np.empty(x.shape, dtype))
+            m.setattr(_loss_fused, "_rows_fit", lambda *a: False)         # the NumPy kernels
+            want_loss = _loss_fused.loss_into(attrs, (x, y))
+            want_grad = _loss_fused.grad_into(attrs, (x, y, d), np.empty(x.shape, dtype))
         for got in (loss, row_loss):
             np.testing.assert_array_equal(got, want_loss)
             assert got.dtype == want_loss.dtype and got.shape == want_loss.shape
@@ -140,7 +140,7 @@ def test_fused_loss_row_loops_match_numpy_on_special_values(dtype, monkeypatch):
             np.testing.assert_array_equal(got, want_grad)
             np.testing.assert_array_equal(np.signbit(got), np.signbit(want_grad))
     with pytest.raises(ValueError, match="op 'sparse_softmax_cross_entropy': label 7 is out of range for 7"):
-        _loss_ops.loss_and_grad_into(attrs, (x, np.full(40, 7, np.int64), d), loss, grad)
+        _loss_fused.loss_and_grad_into(attrs, (x, np.full(40, 7, np.int64), d), loss, grad)
 
 
 def _same_values(got, want):
@@ -326,12 +326,12 @@ def test_eager_relu_relu_grad_and_dense_give_numpys_values_on_every_path(dtype, 
 
 
 def test_relu_zeros_are_read_only_kept_few_and_only_for_large_float_arrays():
-    from mscustom.ops import _nn_ops
-    assert _nn_ops.relu_zero((4, 4), np.dtype(np.float32)) == 0
-    assert _nn_ops.relu_zero((64, 64), np.dtype(np.int32)) == 0
-    z = _nn_ops.relu_zero((64, 64), np.dtype(np.float32))
+    from mscustom.ops.nn import activation as _activation
+    assert _activation.relu_zero((4, 4), np.dtype(np.float32)) == 0
+    assert _activation.relu_zero((64, 64), np.dtype(np.int32)) == 0
+    z = _activation.relu_zero((64, 64), np.dtype(np.float32))
     assert z.shape == (64, 64) and not z.flags.writeable and not z.any()
-    assert _nn_ops.relu_zero((64, 64), np.dtype(np.float32)) is z
+    assert _activation.relu_zero((64, 64), np.dtype(np.float32)) is z
     for n in range(20):
-        _nn_ops.relu_zero((64, 100 + n), np.dtype(np.float64))
-    assert len(_nn_ops._ZEROS) <= _nn_ops._ZEROS_KEPT
+        _activation.relu_zero((64, 100 + n), np.dtype(np.float64))
+    assert len(_activation._ZEROS) <= _activation._ZEROS_KEPT

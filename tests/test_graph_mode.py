@@ -616,7 +616,7 @@ def test_loss_and_its_gradient_run_as_one_fused_kernel_with_eager_results():
 
 
 def test_a_gradient_whose_scale_comes_from_the_loss_is_not_fused_and_stays_right():
-    from mscustom.ops._loss_ops import sparse_softmax_cross_entropy as sce
+    from mscustom.ops.nn.loss_fused import sparse_softmax_cross_entropy as sce
     y = ms.Tensor(np.array([0, 2, 1], np.int32))
     grad_fn = ms.grad(lambda z: sce(z, y) * sce(z, y))        # dloss = 2 * loss: made after the loss
     z = ms.Tensor(np.random.default_rng(4).standard_normal((3, 4)).astype(np.float32))

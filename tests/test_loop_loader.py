@@ -7,20 +7,21 @@ def test_every_registered_loop_set_loads():
     """Each set's loader compiles or loads its loops and calls them on its dummy arguments without
     error (a failing loader would leave NumPy serving silently)."""
     from mscustom.nn.optim import _gemm_update, _one_pass      # importing registers their sets
-    from mscustom.ops import _graph_loops, _loop_loader, _loss_ops, _rnn_loops
-    _rnn_loops.ready()                      # the recurrent set loads only once a recurrent op asked for it
+    from mscustom.ops import _graph_loops, _loop_loader
+    from mscustom.ops.nn import loss_fused, rnn_loops
+    rnn_loops.ready()                      # the recurrent set loads only once a recurrent op asked for it
     gemm = _gemm_update.available()         # the cffi set replaces the ctypes functions, where there are any
     modules = set()
     for loader, _ in _loop_loader._SETS:
         got = loader()
         assert got is not None or (loader.__module__.endswith("_gemm_update") and not gemm)
         modules.add(loader.__module__)
-    assert {"mscustom.ops._graph_loops", "mscustom.ops._loss_ops", "mscustom.nn.optim._one_pass",
+    assert {"mscustom.ops._graph_loops", "mscustom.ops.nn.loss_fused", "mscustom.nn.optim._one_pass",
             "mscustom.nn.optim._gemm_update"} <= modules
     _loop_loader.load()
-    assert _graph_loops._LOOPS and _loss_ops._ROW_LOOPS and _one_pass._KERNEL
+    assert _graph_loops._LOOPS and loss_fused._ROW_LOOPS and _one_pass._KERNEL
     x = np.zeros((2, 3), np.float32)
-    assert _loss_ops._rows_fit({"reduction": "mean", "ignore_index": None}, x, np.zeros(2, np.int32))
+    assert loss_fused._rows_fit({"reduction": "mean", "ignore_index": None}, x, np.zeros(2, np.int32))
 
 
 def test_loops_load_in_the_background_and_numpy_serves_meanwhile():

@@ -5,8 +5,8 @@ import pytest
 
 import mscustom as ms
 from mscustom import nn, ops
-from mscustom.ops._loss_ops import sparse_softmax_cross_entropy as sce
-from mscustom.ops._loss_ops import sparse_softmax_cross_entropy_grad as sce_grad
+from mscustom.ops.nn.loss_fused import sparse_softmax_cross_entropy as sce
+from mscustom.ops.nn.loss_fused import sparse_softmax_cross_entropy_grad as sce_grad
 from mscustom.testing import check_grad
 
 RNG = np.random.default_rng(3)
@@ -152,7 +152,7 @@ def test_dense_errors_name_the_op():
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"])
 def test_label_range_check_for_every_integer_dtype(dtype):
-    from mscustom.ops._loss_ops import LabelRange
+    from mscustom.ops.nn.loss_fused import LabelRange
     check = LabelRange("Loss", 10)
     check(np.array([0, 9, 3], dtype))                        # in range: nothing happens
     check(np.array([], dtype))
@@ -162,7 +162,7 @@ def test_label_range_check_for_every_integer_dtype(dtype):
 
 
 def test_row_start_cache_stays_bounded_when_batch_sizes_keep_changing():
-    from mscustom.ops import _loss_ops
+    from mscustom.ops.nn import loss_fused as _loss_ops
     for n in range(1, 3 * _loss_ops._MAX_STARTS):
         z = _logits(n, 3)
         y = ms.Tensor(np.zeros(n, np.int32))

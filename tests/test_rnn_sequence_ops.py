@@ -1,4 +1,4 @@
-"""The recurrent sequence ops (``ops/_rnn_ops.py``) and nn.LSTM / GRU / RNN built on them.
+"""The recurrent sequence ops (``ops/nn/rnn.py``) and nn.LSTM / GRU / RNN built on them.
 
 Pinned three ways: a NumPy reference of MindSpore's equations (itself pinned to values printed by
 MindSpore 2.10), the per-step composition of ops the layers were built from before (values and

@@ -269,7 +269,7 @@ def test_errors():
 
 # ------------------------------------------------------------------ the fused LayerNorm of the layers
 def test_fused_layer_norm_equals_nn_layer_norm_and_its_gradients(rng):
-    from mscustom.ops._layer_norm_last_ops import layer_norm_last
+    from mscustom.ops.nn.layer_norm_last import layer_norm_last
     x = rng.standard_normal((3, 2, 8))
     ln = nn.LayerNorm((8,), epsilon=1e-5, dtype=ms.float64)
     ln.gamma.set_data(T(rng.standard_normal(8)))

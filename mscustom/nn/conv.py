@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from .. import ops
-from ..ops import _conv_ops
+from ..ops.nn import conv as _conv_ops
 from ..tensor import Parameter, Tensor
 from . import init as _init
 from .cell import Cell

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._core import capture as _capture
 from .. import ops
-from ..ops import _loss_ops
+from ..ops.nn import loss_fused as _loss_fused
 from ..tensor import Tensor
 from .cell import Cell
 
@@ -128,7 +128,7 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
         if self.sparse:
             self._check_indices(logits, labels)
             # one fused op each way (loss; softmax - onehot), its labels checked now and in graph replays
-            return _loss_ops.sparse_softmax_cross_entropy(logits, labels, self.reduction,
+            return _loss_fused.sparse_softmax_cross_entropy(logits, labels, self.reduction,
                                                           who="SoftmaxCrossEntropyWithLogits")
         if logits.shape != labels.shape:
             raise ValueError(f"SoftmaxCrossEntropyWithLogits: with sparse=False, labels must have the "
@@ -161,7 +161,7 @@ def _class_weights(weight, n_classes, dtype, who):
     return Tensor._wrap(w.astype(dtype))
 
 
-_LabelRange = _loss_ops.LabelRange      # raises on a class index out of range (graph replays repeat it)
+_LabelRange = _loss_fused.LabelRange      # raises on a class index out of range (graph replays repeat it)
 
 
 class _IndexTargets:
@@ -286,7 +286,7 @@ class CrossEntropyLoss(LossBase):
             if labels._data.shape != expect:
                 raise ValueError(f"CrossEntropyLoss: class-index labels must have shape {list(expect)} for "
                                  f"inputs of shape {list(logits.shape)}, got {list(labels.shape)}")
-            return _loss_ops.sparse_softmax_cross_entropy(logits, labels, self.reduction, self.ignore_index,
+            return _loss_fused.sparse_softmax_cross_entropy(logits, labels, self.reduction, self.ignore_index,
                                                           who="CrossEntropyLoss")
         logp = ops.log_softmax(logits, cls_axis)
         if labels._data.dtype.kind in "iu":

@@ -119,7 +119,7 @@ class LayerNorm(Cell):
             raise ValueError(f"LayerNorm: normalized_shape {list(self.normalized_shape)} must equal the input's "
                              f"dimensions from begin_params_axis={self.begin_params_axis}, got input shape "
                              f"{list(x.shape)}")
-        y = ops._norm_ops.normalize_from(x, self.begin_norm_axis, self.epsilon)
+        y = ops.nn.norm.normalize_from(x, self.begin_norm_axis, self.epsilon)
         return ops.add(ops.mul(y, self.gamma), self.beta)
 
     def extend_repr(self):

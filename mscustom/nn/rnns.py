@@ -18,7 +18,7 @@ the first ``seq_length`` steps).
 
 Each layer direction is two ops: the input projection of every step as one
 GEMM (``dense``), then the whole recurrence as one op (``lstm_sequence``,
-``gru_sequence``, ``rnn_sequence`` in ``ops/_rnn_ops.py``) whose gradient is one
+``gru_sequence``, ``rnn_sequence`` in ``ops/nn/rnn.py``) whose gradient is one
 backward-through-time op; ``dW_hh``, ``dW_ih`` and ``dx`` are one GEMM each over
 all steps. Graph mode records and replays them like any op; ``ms.export``
 writes them as ONNX's LSTM / GRU / RNN nodes. First derivatives only: the
@@ -34,7 +34,7 @@ import math
 
 from .. import dtype as _dt
 from .. import ops
-from ..ops import _rnn_ops
+from ..ops.nn import rnn as _rnn
 from ..tensor import Parameter, ParameterTuple, Tensor
 from . import init as _init
 from .cell import Cell
@@ -129,14 +129,14 @@ class _RNNBase(Cell):
         rows = ops.reshape(x, (-1, x.shape[2]))            # one (steps * batch, in) GEMM, not one per step
         if self.mode == "GRU":
             gi = ops.reshape(ops.dense(rows, w_ih, b_ih), x.shape[:2] + (-1,))
-            return _rnn_ops.gru_sequence(gi, w_hh, h0, b_hh, seq_length, reverse, bf)
+            return _rnn.gru_sequence(gi, w_hh, h0, b_hh, seq_length, reverse, bf)
         gi = ops.reshape(ops.dense(rows, w_ih, None if b_ih is None else ops.add(b_ih, b_hh)), x.shape[:2] + (-1,))
         if self.is_lstm:
             h, c = (None, None) if h0 is None else h0
-            y, h_n, c_n = _rnn_ops.lstm_sequence(gi, w_hh, h, c, None, seq_length, reverse, bf)
+            y, h_n, c_n = _rnn.lstm_sequence(gi, w_hh, h, c, None, seq_length, reverse, bf)
             return y, (h_n, c_n)
         activation = "tanh" if self.mode == "RNN_TANH" else "relu"
-        return _rnn_ops.rnn_sequence(gi, w_hh, h0, None, seq_length, reverse, bf, activation)
+        return _rnn.rnn_sequence(gi, w_hh, h0, None, seq_length, reverse, bf, activation)
 
     # ------------------------------------------------------------------ checks
     def _check_inputs(self, x, hx, seq_length):

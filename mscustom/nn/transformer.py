@@ -4,7 +4,7 @@
 Signatures, defaults, parameter names and shapes are MindSpore 2.10's, so its
 checkpoints of these layers load (``in_proj_weight (3E, E)``, ``in_proj_bias``,
 ``out_proj.weight``, ``dense1``/``dense2``, ``norm1.gamma`` ...). The attention
-itself is one fused op (``ops._attention_ops``): the in-projection of a
+itself is one fused op (``ops.nn.attention``): the in-projection of a
 self-attention gives one ``(L, N, 3E)`` array (``(N, L, 3E)`` with
 ``batch_first``), the op reads the heads' queries, keys and values as views of
 it and writes its output in the layout the out-projection takes, so no head
@@ -39,8 +39,8 @@ from .. import dtype as _dt
 from .. import ops
 from ..ops import functional as F
 from .._core.tape import STATE as _STATE
-from ..ops._attention_ops import attention
-from ..ops._layer_norm_last_ops import layer_norm_last
+from ..ops.nn.attention import attention
+from ..ops.nn.layer_norm_last import layer_norm_last
 from ..ops.math.elementwise import matmul_t
 from ..tensor import Parameter, Tensor
 from . import init as _init
@@ -70,7 +70,7 @@ def _is_float(t):
 def _norm(cell, x):
     """``cell(x)``; a plain ``nn.LayerNorm((C,))`` over ``x``'s last axis runs as one fused op.
 
-    The fused op (``ops/_layer_norm_last_ops.py``) computes what the LayerNorm's composed ops
+    The fused op (``ops/nn/layer_norm_last.py``) computes what the LayerNorm's composed ops
     compute, in two passes each way instead of about thirty; a LayerNorm with other axes, another
     dtype, mixed precision, a declared input signature or a subclass is called as it is.
     """

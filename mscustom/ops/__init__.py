@@ -17,12 +17,12 @@ from .custom import Custom, CustomRegOp, DataType, custom_info_register, custom_
 from ._dynamic import ConvertToDynamic
 
 # layers' ops (convolution, pooling, normalization, activations, random, creation)
-from ._conv_ops import conv1d, conv2d, conv2d_transpose
-from ._pool_ops import adaptive_avg_pool2d, avg_pool2d, max_pool2d
-from ._norm_ops import batch_norm, group_norm, layer_norm
-from ._activation_ops import dropout, erf, gelu, leaky_relu, relu6, silu
+from .nn.conv import conv1d, conv2d, conv2d_transpose
+from .nn.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from .nn.norm import batch_norm, group_norm, layer_norm
+from .nn.activation_extra import dropout, erf, gelu, leaky_relu, relu6, silu
 from .array.assign import assign, assign_add, assign_sub
-from . import _loss_ops           # the fused sparse softmax cross entropy (used by nn losses)
+from .nn import loss_fused as _loss_fused  # noqa: F401,E402  the fused sparse softmax cross entropy (used by nn losses)
 from .array import setitem as _setitem  # noqa: F401,E402  (x[index] = value as a recorded op)
 from .array.creation import (arange, argmax, argmin, cat, clamp, clip_by_value, full, gather, ones, split,
                           standard_normal, uniform, zeros)
@@ -30,7 +30,7 @@ from .array.creation import (arange, argmax, argmin, cat, clamp, clip_by_value, 
 from . import _graph_kernels
 
 _graph_kernels.install()        # ufunc / write-into / view kernels that graph-mode replays use
-from ._pool_ops import adaptive_max_pool2d
+from .nn.pool import adaptive_max_pool2d
 from ._print_ops import Print
 
 # MindSpore's module paths that real code imports (mindspore.ops.operations._inner_ops, .custom_ops ...)
@@ -38,11 +38,11 @@ from . import _operations, operations as _operations_module  # noqa: E402
 _operations.install(_operations_module)
 _operations_module.Print = Print        # mindspore.ops.operations.Print: the same class
 
-# more math, array and loss functions with MindSpore's names (mscustom/ops/_more_*.py, _loss_functional.py)
+# more math, array and loss functions with MindSpore's names (math/elementwise_more.py, array/shape_more.py, nn/loss.py)
 from .math.elementwise_more import *  # noqa: F401,F403,E402
 from .math.elementwise_more import div  # noqa: E402  (ops.div(input, other, *, rounding_mode=None))
 from .array.shape_more import *  # noqa: F401,F403,E402
-from ._loss_functional import *  # noqa: F401,F403,E402
+from .nn.loss import *  # noqa: F401,F403,E402
 
 # collective communication ops over MPI (mscustom.communication): differentiable, replayed by graph mode;
 # imported on first use (AllGather, AllReduce, AlltoAll, Broadcast, ReduceOp, ReduceScatter: lazy names below)
@@ -52,7 +52,7 @@ from ._dot_ops import dot  # noqa: E402
 
 # batched products and the fused scaled-dot-product attention (nn.MultiheadAttention and the Transformer layers)
 from ._bmm_ops import baddbmm, bmm  # noqa: E402
-from ._attention_ops import scaled_dot_product_attention  # noqa: E402
+from .nn.attention import scaled_dot_product_attention  # noqa: E402
 # functions with MindSpore 2.10's names: tril, triu, flip, isclose, outer, addmm, lerp, cdist ...
 from ._ms_names_ops import *  # noqa: F401,F403,E402
 

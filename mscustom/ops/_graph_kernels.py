@@ -38,7 +38,9 @@ import numpy as np
 
 from .._core.calls import IN, IN_T, OUT
 from .._core.registry import get_op
-from . import _cnn_loops, _conv_ops, _fusion_exprs, _graph_loops, _loss_ops, _nn_ops, _pool_ops
+from . import _fusion_exprs, _graph_loops
+from .nn import activation as _activation, cnn_loops as _cnn_loops, conv as _conv, loss_fused as _loss_fused
+from .nn import pool as _pool
 
 __all__ = ["install"]
 
@@ -60,15 +62,15 @@ def _as_calls(spec):
 
 
 def _relu_zero(a):
-    """``np.maximum``'s zero operand for ReLU of ``a`` (``_nn_ops.relu_zero``; a typed zero otherwise)."""
-    z = _nn_ops.relu_zero(a.shape, a.dtype)
+    """``np.maximum``'s zero operand for ReLU of ``a`` (``_activation.relu_zero``; a typed zero otherwise)."""
+    z = _activation.relu_zero(a.shape, a.dtype)
     return a.dtype.type(0) if type(z) is int else z
 
 
 @_as_calls(lambda attrs, ins, outs: [(np.maximum, (IN(0), _relu_zero(outs[0])), {"out": OUT(0)})])
 def _relu_into(attrs, ins, outs):
     o = outs[0]
-    np.maximum(ins[0], _nn_ops.relu_zero(o.shape, o.dtype), out=o)
+    np.maximum(ins[0], _activation.relu_zero(o.shape, o.dtype), out=o)
 
 
 def _relu_grad_calls(attrs, ins, outs):
@@ -210,7 +212,7 @@ def _dense_relu_into(attrs, ins, outs):
         _graph_loops.get()[1](o, b, a)
     else:
         o += b
-        np.maximum(o, _nn_ops.relu_zero(a.shape, a.dtype), out=a)
+        np.maximum(o, _activation.relu_zero(a.shape, a.dtype), out=a)
 
 
 def _sums_rows(attrs, cattrs, out):
@@ -243,17 +245,17 @@ def _transpose_view(attrs, ins):
 def _sparse_ce_into(attrs, ins, outs):
     o = outs[0]
     if attrs["reduction"] == "none":
-        _loss_ops.loss_into(attrs, ins, o)
+        _loss_fused.loss_into(attrs, ins, o)
     else:
-        o[...] = _loss_ops.loss_into(attrs, ins)
+        o[...] = _loss_fused.loss_into(attrs, ins)
 
 
 def _sparse_ce_grad_into(attrs, ins, outs):
-    _loss_ops.grad_into(attrs, ins, outs[0])
+    _loss_fused.grad_into(attrs, ins, outs[0])
 
 
 def _sparse_ce_and_grad_into(attrs, ins, outs):
-    _loss_ops.loss_and_grad_into(attrs, ins, outs[0], outs[1])
+    _loss_fused.loss_and_grad_into(attrs, ins, outs[0], outs[1])
 
 
 def _one_hot_compute(attrs, ins):
@@ -264,10 +266,10 @@ def _one_hot_compute(attrs, ins):
 def _conv2d_into(attrs, ins, outs):
     x, w = ins
     y = outs[0]
-    if _conv_ops._fast(x, w) and y.flags.c_contiguous:
-        _conv_ops.conv2d_products_into(attrs, x, w, y)
+    if _conv._fast(x, w) and y.flags.c_contiguous:
+        _conv.conv2d_products_into(attrs, x, w, y)
     else:
-        np.copyto(y, _conv_ops._conv2d_compute(attrs, ins))
+        np.copyto(y, _conv._conv2d_compute(attrs, ins))
 
 
 def _conv2d_bias_relu_into(attrs, ins, outs):
@@ -275,13 +277,13 @@ def _conv2d_bias_relu_into(attrs, ins, outs):
     ``a = maximum(y, 0)`` in one Numba pass (both values kept: relu's gradient reads ``y``)."""
     x, w, b = ins
     y, a = outs
-    if _conv_ops._fast(x, w) and _cnn_loops.fits(y, b, a):
-        _conv_ops.conv2d_products_into(attrs, x, w, y)
+    if _conv._fast(x, w) and _cnn_loops.fits(y, b, a):
+        _conv.conv2d_products_into(attrs, x, w, y)
         n, o = y.shape[:2]
         _cnn_loops.get("bias_relu")(y.reshape(n, o, -1), b, a.reshape(n, o, -1))
     else:
-        _conv_ops.conv2d_bias_into(attrs, ins, (y,))
-        np.maximum(y, _nn_ops.relu_zero(a.shape, a.dtype), out=a)
+        _conv.conv2d_bias_into(attrs, ins, (y,))
+        np.maximum(y, _activation.relu_zero(a.shape, a.dtype), out=a)
 
 
 def _max_pool_into(attrs, ins, outs):
@@ -292,7 +294,7 @@ def _max_pool_into(attrs, ins, outs):
         _cnn_loops.get("max_pool")(np.ascontiguousarray(x), out, idx, kh, kw, sh, sw, attrs["pad"][0],
                                    attrs["pad"][2], x.dtype.type(-np.inf))
     else:
-        got = _pool_ops._max_pool_compute(attrs, ins)
+        got = _pool._max_pool_compute(attrs, ins)
         np.copyto(out, got[0])
         np.copyto(idx, got[1])
 
@@ -304,15 +306,15 @@ def _max_pool_grad_into(attrs, ins, outs):
         _cnn_loops.get("max_pool_scatter")(np.ascontiguousarray(dy), np.ascontiguousarray(idx), dx,
                                            dy.dtype.type(0))
     else:
-        np.copyto(dx, _pool_ops._max_pool_grad_compute(attrs, ins))
+        np.copyto(dx, _pool._max_pool_grad_compute(attrs, ins))
 
 
 def _backprop_input_into(attrs, ins, outs):
     dx = outs[0]
     if dx.flags.c_contiguous:
-        _conv_ops._backprop_input_compute(attrs, ins, dx)
+        _conv._backprop_input_compute(attrs, ins, dx)
     else:
-        np.copyto(dx, _conv_ops._backprop_input_compute(attrs, ins))
+        np.copyto(dx, _conv._backprop_input_compute(attrs, ins))
 
 
 _INTO = {
@@ -321,7 +323,7 @@ _INTO = {
     "log_softmax": _log_softmax_into, "softmax": _softmax_into, "one_hot": _one_hot_into,
     "matmul": _matmul_into, "sparse_softmax_cross_entropy": _sparse_ce_into,
     "sparse_softmax_cross_entropy_grad": _sparse_ce_grad_into, "dense": _dense_into,
-    "conv2d": _conv2d_into, "conv2d_bias": _conv_ops.conv2d_bias_into, "max_pool2d": _max_pool_into,
+    "conv2d": _conv2d_into, "conv2d_bias": _conv.conv2d_bias_into, "max_pool2d": _max_pool_into,
     "max_pool2d_grad": _max_pool_grad_into, "conv2d_backprop_input": _backprop_input_into,
 }
 

@@ -28,6 +28,21 @@ MOVED = {
     "_sort_gather_ops": "array.sort_gather",
     "_pad_resize_ops": "array.pad_resize",
     "_assign_ops": "array.assign",
+    "_nn_ops": "nn.activation",
+    "_activation_ops": "nn.activation_extra",
+    "_conv_ops": "nn.conv",
+    "_cnn_loops": "nn.cnn_loops",
+    "_pool_ops": "nn.pool",
+    "_norm_ops": "nn.norm",
+    "_batch_norm_ops": "nn.batch_norm",
+    "_layer_norm_last_ops": "nn.layer_norm_last",
+    "_loss_ops": "nn.loss_fused",
+    "_loss_functional": "nn.loss",
+    "_attention_ops": "nn.attention",
+    "_rnn_ops": "nn.rnn",
+    "_rnn_loops": "nn.rnn_loops",
+    "_rnn_mindir": "nn.rnn_mindir",
+    "_rnn_onnx": "nn.rnn_onnx",
 }
 
 

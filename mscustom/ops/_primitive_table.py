@@ -161,7 +161,7 @@ def _batch_norm(p, x, scale, bias, mean, variance):
 
 
 def _layer_norm(p, x, gamma, beta):
-    from ._norm_ops import _check_float, _normalize
+    from .nn.norm import _check_float, _normalize
     ops = _ops()
     x = as_tensor(x)
     _check_float(x, p.name)

@@ -21,7 +21,7 @@ Example::
 from .math.elementwise import (abs, add, div, equal, exp, greater, greater_equal,  # noqa: A004
                         less, less_equal, log, matmul, maximum, minimum, mul, neg, not_equal, pow,
                         sign, sqrt, square, sub)
-from ._nn_ops import dense, log_softmax, one_hot, relu, relu_grad, sigmoid, softmax, tanh
+from .nn.activation import dense, log_softmax, one_hot, relu, relu_grad, sigmoid, softmax, tanh
 from .array.shape import (broadcast_to, cast, concat, expand_dims, ones_like, reshape, squeeze, stack,
                          stop_gradient, sum_to, transpose, where, zeros_like)
 from .math.reduce import (amax, amin, max, mean, min, reduce_max, reduce_mean, reduce_min,  # noqa: A004

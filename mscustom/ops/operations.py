@@ -165,7 +165,7 @@ def _sparse_softmax_ce(p, logits, labels):
         raise TypeError(f"primitive 'SparseSoftmaxCrossEntropyWithLogits': labels must be int32 or int64, "
                         f"got {labels.dtype.name}")
     from .._core import capture
-    from ._loss_ops import LabelRange, sparse_softmax_cross_entropy, sparse_softmax_cross_entropy_grad
+    from .nn.loss_fused import LabelRange, sparse_softmax_cross_entropy, sparse_softmax_cross_entropy_grad
     who = "primitive 'SparseSoftmaxCrossEntropyWithLogits'"
     if not p.attrs.get("is_grad"):
         return sparse_softmax_cross_entropy(logits, labels, "mean", who=who)     # checks the labels' range

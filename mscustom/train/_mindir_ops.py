@@ -5,7 +5,7 @@
 ``_mindir_builder.Builder`` that also knows the capture's arrays) and returns
 the value names of its outputs -- None for an output with no form here -- or
 None when the op has no MindIR form. An op may carry its own translator as
-its ``FMindIR`` attribute (the recurrent sequence ops, ``ops/_rnn_mindir.py``);
+its ``FMindIR`` attribute (the recurrent sequence ops, ``ops/nn/rnn_mindir.py``);
 the built-in ops are translated here, one function per op or family of ops.
 Every operator used was checked in MindSpore 2.10 (``bench/check_mindir.py``).
 """
@@ -259,7 +259,7 @@ def _max_pool(g, step, ins, y):
 def _avg_pool(g, step, ins, y):
     """``AvgPool`` over the zero-padded input, times kH*kW / the op's divisor where that is not kH*kW
     (padding left out of the count, ceil_mode's extra rows, ``divisor_override``)."""
-    from ..ops._pool_ops import _divisor
+    from ..ops.nn.pool import _divisor
 
     a = step.attrs
     x = _padded(g, ins[0], a, 0)
@@ -360,7 +360,7 @@ def _resize(g, step, ins, y):
 
 @_translator("layer_norm_last")
 def _layer_norm_last(g, step, ins, y):
-    """The Transformer layers' fused LayerNorm (``ops/_layer_norm_last_ops.py``) written out as its ops;
+    """The Transformer layers' fused LayerNorm (``ops/nn/layer_norm_last.py``) written out as its ops;
     outputs (y, mean, 1 / sqrt(var + eps))."""
     outs = [g.array(s) for s in step.outs]
     x, gamma, beta = (g.cast(i, y.dtype) for i in ins)
@@ -385,7 +385,7 @@ class _Like:
 
 @_translator("attention")
 def _attention(g, step, ins, y):
-    """Scaled dot-product attention (``ops/_attention_ops.py``): ``softmax(Q K^T * scale + masks) V``.
+    """Scaled dot-product attention (``ops/nn/attention.py``): ``softmax(Q K^T * scale + masks) V``.
 
     Q, K and V are column ranges of the sources, split into heads (``lne`` /
     ``nle`` layouts) or the sources themselves (``plain``); masks in mode

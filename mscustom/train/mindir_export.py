@@ -5,7 +5,7 @@ The network runs once on ``inputs`` while graph mode's recorder
 (``onnx_export.py``); each recorded call is then written as MindSpore 2.x
 operators (``MatMul``, ``Conv2D``, ``Softmax``...) by a translator of
 ``_mindir_ops.py``, or by the op's own ``FMindIR`` attribute (the recurrent
-sequence ops, ``ops/_rnn_mindir.py``). Parameters become the file's parameters under
+sequence ops, ``ops/nn/rnn_mindir.py``). Parameters become the file's parameters under
 their names (``GraphCell`` and ``load_checkpoint`` know them by these),
 other constants ``Constant`` nodes; the tensor arguments are the graph's
 inputs with the shapes given, the network's return value its output (a tuple

@@ -13,7 +13,7 @@ from ...tensor import Tensor
 from ... import dtype as _dt
 from .. import functional as F
 from ..math.elementwise_more import softplus
-from .._activation_ops import relu6
+from .activation_extra import relu6
 from ..array.creation import split, _rng
 from ._common import const, float_tensor
 

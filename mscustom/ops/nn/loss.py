@@ -14,14 +14,14 @@ Example::
 
 import numpy as np
 
-from .. import dtype as _dt
-from .._core.registry import register_function
-from ..tensor import Tensor
-from . import functional as F
-from ._builtin import tensor_arg
-from .array.shape_more import gather_elements
-from .math.elementwise_more import softplus
-from .array.creation import gather as _gather
+from ... import dtype as _dt
+from ..._core.registry import register_function
+from ...tensor import Tensor
+from .. import functional as F
+from .._builtin import tensor_arg
+from ..array.shape_more import gather_elements
+from ..math.elementwise_more import softplus
+from ..array.creation import gather as _gather
 
 _REDUCTIONS = ("mean", "sum", "none")
 

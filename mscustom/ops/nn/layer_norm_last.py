@@ -23,10 +23,10 @@ Example::
 
 import numpy as np
 
-from .. import dtype as _dt
-from .. import extend as _extend
-from .._core.dispatch import call
-from ._attention_ops import _scratch
+from ... import dtype as _dt
+from ... import extend as _extend
+from ..._core.dispatch import call
+from .attention import _scratch
 
 __all__ = ["layer_norm_last"]
 

@@ -45,15 +45,15 @@ Example::
 
 import numpy as np
 
-from .. import dtype as _dt
-from .._core.dispatch import call
-from ..tensor import Tensor
-from . import functional as F
-from . import _rnn_loops
-from ._builtin import defop
-from .math.elementwise import matmul_t as _matmul_t
-from ._rnn_mindir import mindir_form
-from ._rnn_onnx import onnx_form
+from ... import dtype as _dt
+from ..._core.dispatch import call
+from ...tensor import Tensor
+from .. import functional as F
+from . import rnn_loops as _rnn_loops
+from .._builtin import defop
+from ..math.elementwise import matmul_t as _matmul_t
+from .rnn_mindir import mindir_form
+from .rnn_onnx import onnx_form
 
 __all__ = ["lstm_sequence", "gru_sequence", "rnn_sequence", "KINDS"]
 
@@ -570,7 +570,7 @@ _N_OUT = {"lstm": 5, "gru": 4, "rnn": 3}
 for _kind in KINDS:
     _OPS[_kind] = defop(f"{_kind}_sequence", None, lambda a, i, k=_kind: _forward(k, a, i), _forward_shape(_kind),
                         _forward_type(_kind), _fgradient(_kind), num_outputs=_N_OUT[_kind],
-                        doc=f"a whole {_kind.upper()} recurrence over the steps of gi (see mscustom/ops/_rnn_ops.py)")
+                        doc=f"a whole {_kind.upper()} recurrence over the steps of gi (see mscustom/ops/nn/rnn.py)")
     _OPS[_kind].set_attr("FGradientNeeds", True)
     _OPS[_kind].set_attr("FOnnx", onnx_form(_kind, lambda attrs, k=_kind: _positions(k, attrs)))
     _OPS[_kind].set_attr("FMindIR", mindir_form(_kind, lambda attrs, k=_kind: _positions(k, attrs)))

@@ -23,13 +23,13 @@ Example::
 
 import numpy as np
 
-from .. import dtype as _dt
-from .._core.dispatch import call
-from ..tensor import Tensor
-from . import _cnn_loops
-from . import functional as F
-from ._builtin import defop, tensor_arg
-from ._conv_ops import _int_pair, _pad, resolve_pads   # one NCHW padding for convolution and pooling
+from ... import dtype as _dt
+from ..._core.dispatch import call
+from ...tensor import Tensor
+from . import cnn_loops as _cnn_loops
+from .. import functional as F
+from .._builtin import defop, tensor_arg
+from .conv import _int_pair, _pad, resolve_pads   # one NCHW padding for convolution and pooling
 
 
 # ================================================================== shared geometry

@@ -24,9 +24,9 @@ Example::
 
 import numpy as np
 
-from .. import extend as _extend
-from .._core.dispatch import call
-from . import _cnn_loops
+from ... import extend as _extend
+from ..._core.dispatch import call
+from . import cnn_loops as _cnn_loops
 
 __all__ = ["batch_norm_train", "takes"]
 

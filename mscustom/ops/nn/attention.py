@@ -50,11 +50,11 @@ import threading
 
 import numpy as np
 
-from .. import dtype as _dt
-from .. import extend as _extend
-from .._core.dispatch import call
-from ..tensor import Tensor
-from ._builtin import tensor_arg
+from ... import dtype as _dt
+from ... import extend as _extend
+from ..._core.dispatch import call
+from ...tensor import Tensor
+from .._builtin import tensor_arg
 
 __all__ = ["scaled_dot_product_attention", "attention"]
 
@@ -177,7 +177,7 @@ def _attention_into(attrs, ins, req, outs):
 
 
 def _dropout_into(attrs, ins, req, outs):
-    from ..nn.init import rng          # late: mscustom.nn imports mscustom.ops
+    from ...nn.init import rng          # late: mscustom.nn imports mscustom.ops
     n = attrs["nsrc"]
     q, k, v = _qkv(attrs, ins[:n])
     out, w, p = outs

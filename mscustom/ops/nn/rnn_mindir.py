@@ -4,7 +4,7 @@ The recurrence is written out step by step (the shapes are fixed at export),
 in MindSpore operators every backend has: per step a ``StridedSlice`` of
 ``gi``, ``MatMul(h, w_hh, transpose_b=True)`` (+ ``BiasAdd`` of ``b_hh``), the
 gate slices and their ``Sigmoid``/``Tanh``/``ReLU``, and the state update
-(the equations are in ``_rnn_ops.py``); the steps' outputs are joined by one
+(the equations are in ``rnn.py``); the steps' outputs are joined by one
 ``Concat``. With ``lens``, step ``t`` of sequence ``b`` runs only where
 ``t < lens[b]``: ``Select`` keeps the state and zeroes the output elsewhere,
 which also gives the reversed direction's "only the first lens[b] steps".

@@ -27,12 +27,12 @@ Example::
 
 import numpy as np
 
-from .._core import capture as _capture
-from .._core.dispatch import call
-from ..tensor import Tensor
-from . import functional as F
-from ._builtin import defop, float_only, tensor_arg
-from . import _loop_loader
+from ..._core import capture as _capture
+from ..._core.dispatch import call
+from ...tensor import Tensor
+from .. import functional as F
+from .._builtin import defop, float_only, tensor_arg
+from .. import _loop_loader
 
 __all__ = ["sparse_softmax_cross_entropy", "sparse_softmax_cross_entropy_grad", "LabelRange"]
 

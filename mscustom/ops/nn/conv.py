@@ -35,11 +35,11 @@ import threading
 
 import numpy as np
 
-from .. import dtype as _dt
-from .._core.dispatch import call
-from . import functional as F
-from . import _cnn_loops
-from ._builtin import defop, tensor_arg
+from ... import dtype as _dt
+from ..._core.dispatch import call
+from .. import functional as F
+from . import cnn_loops as _cnn_loops
+from .._builtin import defop, tensor_arg
 
 _window_view = np.lib.stride_tricks.sliding_window_view
 _BLAS = {"libs": None}

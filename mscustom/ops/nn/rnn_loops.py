@@ -39,7 +39,7 @@ the tests compare them.
 
 import numpy as np
 
-from . import _loop_loader
+from .. import _loop_loader
 
 __all__ = ["get", "ready", "fits", "FLOATS"]
 

@@ -16,9 +16,9 @@ import math
 
 import numpy as np
 
-from .._core.dispatch import call
-from . import functional as F
-from ._builtin import defop, float_only, functional, tensor_arg, unary
+from ..._core.dispatch import call
+from .. import functional as F
+from .._builtin import defop, float_only, functional, tensor_arg, unary
 
 _ERF_UFUNC = np.frompyfunc(math.erf, 1, 1)
 
@@ -64,7 +64,7 @@ def silu(input):  # noqa: A002
 def relu6(x):
     """``min(max(x, 0), 6)``."""
     x = tensor_arg(x, "relu6")
-    from .math.elementwise import minimum_x
+    from ..math.elementwise import minimum_x
     return minimum_x(F.relu(x), 6)      # gradient 0 at 0 and 1 at 6, as in MindSpore
 
 
@@ -76,7 +76,7 @@ def leaky_relu(input, alpha=0.2):  # noqa: A002
 
 # ================================================================== dropout
 def _dropout_compute(attrs, ins):
-    from ..nn.init import rng          # late: mscustom.nn imports mscustom.ops
+    from ...nn.init import rng          # late: mscustom.nn imports mscustom.ops
     x = ins[0]
     keep = 1.0 - attrs["p"]
     mask = (rng().random(x.shape) < keep).astype(x.dtype)

@@ -14,11 +14,11 @@ Example::
 
 import numpy as np
 
-from .._core import capture as _capture
-from ..tensor import Tensor
-from . import _batch_norm_ops as _bn
-from . import functional as F
-from ._builtin import tensor_arg
+from ..._core import capture as _capture
+from ...tensor import Tensor
+from . import batch_norm as _bn
+from .. import functional as F
+from .._builtin import tensor_arg
 
 
 def _normalize(x, axes, eps):
@@ -88,7 +88,7 @@ def _exporting():
     """Whether a recording runs in PyNative mode (``ms.export``'s MindIR and ONNX captures; graph mode records
     in GRAPH_MODE): those keep the composed ops, whose steps the exporters read and whose training update
     they refuse by name."""
-    from .. import context as _context
+    from ... import context as _context
     return _capture.active() is not None and _context._settings["mode"] == _context.PYNATIVE_MODE
 
 

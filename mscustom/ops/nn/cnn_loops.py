@@ -28,14 +28,14 @@
   (a convolution with bias followed by ReLU, in graph replays).
 
 Sums run in the arrays' dtype, starting from +0.0 (``zero``), without
-fast-math: the results are the NumPy reference kernels' (``_pool_ops``,
-``_conv_ops``) up to the order of additions where several windows overlap.
+fast-math: the results are the NumPy reference kernels' (``pool.py``,
+``conv.py``) up to the order of additions where several windows overlap.
 Compiled on first use and kept in Numba's disk cache.
 """
 
 import numpy as np
 
-from ._graph_loops import FLOATS, fits  # noqa: F401  (the loops' dtypes and operand check, shared)
+from .._graph_loops import FLOATS, fits  # noqa: F401  (the loops' dtypes and operand check, shared)
 
 __all__ = ["get", "fits"]
 
