@@ -100,31 +100,3 @@ __getattr__.targets.update({
         "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "get_metric_fn", "names", "ConfusionMatrix",
         "Perplexity", "Dice", "ROC", "auc", "BleuScore", "CosineSimilarity", "rearrange_inputs")},
 })
-# MindSpore's other top-level names, imported on first use: type objects and dtype aliases, random
-# generators, runtime/memory queries, compilation hints, checkpoint conversions, metrics.
-__getattr__.targets.update({
-    **{name: "._typing:" + name for name in (
-        "Type", "Int", "TensorType", "int_", "float_", "uint", "number", "list_", "tuple_", "type_none", "string",
-        "tensor_type", "half", "single", "double", "short", "intc", "long", "intp", "byte", "ubyte", "ushort",
-        "uintc", "uintp", "cfloat", "cdouble", "get_py_obj_dtype")},
-    "complex64": ".dtype:complex64", "complex128": ".dtype:complex128",
-    **{name: ".random_state:" + name for name in (
-        "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state")},
-    **{name: ".runtime:" + name for name in (
-        "synchronize", "empty_cache", "memory_stats", "memory_summary", "memory_allocated", "max_memory_allocated",
-        "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats", "reset_max_memory_allocated",
-        "reset_max_memory_reserved", "launch_blocking", "dispatch_threads_num", "set_deterministic",
-        "get_current_device", "run_check")},
-    **{name: "._jit_names:" + name for name in (
-        "recompute", "lazy_inline", "no_inline", "jit_class", "JitConfig", "enable_dynamic", "set_recursion_limit",
-        "STRICT", "COMPATIBLE", "LAX")},
-    **{name: ".train.serialization_more:" + name for name in (
-        "ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async", "async_ckpt_thread_status",
-        "merge_sliced_parameter", "load_mindir", "save_mindir")},
-    "get_level": ".log:get_level", "get_log_config": ".log:get_log_config",
-    "is_tensor": "._tensor_funcs:is_tensor", "frombuffer": "._tensor_funcs:frombuffer",
-    **{name: ".train:" + name for name in (
-        "Metric", "Accuracy", "Loss", "Precision", "Recall", "Fbeta", "F1", "MAE", "MSE", "TopKCategoricalAccuracy",
-        "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "get_metric_fn", "names", "ConfusionMatrix",
-        "Perplexity", "Dice", "ROC", "auc", "BleuScore", "CosineSimilarity", "rearrange_inputs")},
-})
