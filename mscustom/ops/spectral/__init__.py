@@ -4,3 +4,7 @@ Each submodule publishes its names in ``__all__``; ``mscustom.ops`` re-exports t
 """
 
 __all__ = []
+
+from . import _fft  # noqa: E402
+from ._fft import *  # noqa: F401,F403,E402
+__all__ += _fft.__all__
