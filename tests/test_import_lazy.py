@@ -11,7 +11,7 @@ import sys
 LAZY = ["numba", "cffi", "scipy", "threadpoolctl", "socket", "queue", "csv", "numpy.random",
         "mscustom.dataset", "mscustom.train", "mscustom.communication", "mscustom.profiler",
         "mscustom.parallel", "mscustom.device_context", "mscustom.amp", "mscustom._threads", "mscustom.nn.distributed",
-        "mscustom.ops._comm_ops", "mscustom.ops.custom.hybrid", "mscustom.ops.custom.jit",
+        "mscustom.ops.comm.collective", "mscustom.ops.custom.hybrid", "mscustom.ops.custom.jit",
         "mscustom.ops.custom.aot", "mscustom.compat", "mscustom.numpy"]
 
 _SCRIPT = f"""
@@ -22,7 +22,7 @@ assert not loaded, f"import mscustom loaded {{loaded}}"
 # the lazy names resolve, to the same objects as their modules' own
 assert ms.train.Model is ms.Model and ms.dataset.GeneratorDataset is not None
 assert ms.Profiler is ms.profiler.Profiler and ms.export is ms.train.export
-assert ms.ops.AllReduce.__module__.endswith("_comm_ops") and callable(ms.ops.kernel)
+assert ms.ops.AllReduce.__module__ == "mscustom.ops.comm.collective" and callable(ms.ops.kernel)
 assert ms.nn.DistributedGradReducer.__name__ == "DistributedGradReducer"
 assert ms.parallel.DistributedDataParallel and ms.device_context.cpu.op_tuning.threads_num
 assert ms.bfloat16.name == "bfloat16" and ms.amp.auto_mixed_precision

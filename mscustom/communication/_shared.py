@@ -77,7 +77,7 @@ class SharedAllreduce:
         self._scale = None if scale == 1.0 else dtype.type(scale)
         self._barrier = comm.Barrier
         # two ranks of float32/float64: the sum, the scaling and both writes in one pass, once the
-        # loop is loaded (ops/_comm_loops.py); NumPy's three passes give the same bits until then
+        # loop is loaded (ops/comm/loops.py); NumPy's three passes give the same bits until then
         self._fusable = size == 2 and dtype in (np.dtype(np.float32), np.dtype(np.float64))
         self._one = dtype.type(1)
         _engine.STATE.windows.append(win)
@@ -115,8 +115,8 @@ _LOOPS = []
 
 
 def _loops():
-    """``ops/_comm_loops`` (imported at the first call: the ops layer imports this package)."""
+    """``ops/comm/loops.py`` (imported at the first call: the ops layer imports this package)."""
     if not _LOOPS:
-        from ..ops import _comm_loops
+        from ..ops.comm import loops as _comm_loops
         _LOOPS.append(_comm_loops)
     return _LOOPS[0]

@@ -48,10 +48,10 @@ from .nn.loss import *  # noqa: F401,F403,E402
 # imported on first use (AllGather, AllReduce, AlltoAll, Broadcast, ReduceOp, ReduceScatter: lazy names below)
 
 # MindSpore's dot of two tensors of rank >= 2 (NumPy's N-D dot); Tensor.dot calls it
-from ._dot_ops import dot  # noqa: E402
+from .linalg.dot import dot  # noqa: E402
 
 # batched products and the fused scaled-dot-product attention (nn.MultiheadAttention and the Transformer layers)
-from ._bmm_ops import baddbmm, bmm  # noqa: E402
+from .linalg.bmm import baddbmm, bmm  # noqa: E402
 from .nn.attention import scaled_dot_product_attention  # noqa: E402
 # functions with MindSpore 2.10's names: tril, triu, flip, isclose, outer, addmm, lerp, cdist ...
 from ._ms_names_ops import *  # noqa: F401,F403,E402
@@ -70,9 +70,12 @@ from .spectral import *  # noqa: F401,F403,E402
 # by programs that never touch them.
 from .._lazy import lazy_attrs as _lazy_attrs  # noqa: E402
 __getattr__, __dir__ = _lazy_attrs(__name__, globals(), {
-    **{name: "._comm_ops:" + name for name in ("AllGather", "AllReduce", "AlltoAll", "Broadcast", "ReduceOp",
-                                              "ReduceScatter")},
+    **{name: ".comm.collective:" + name
+       for name in ("AllGather", "AllReduce", "AlltoAll", "Broadcast", "ReduceOp", "ReduceScatter")},
     "kernel": ".custom.hybrid:kernel", "ms_kernel": ".custom.hybrid:ms_kernel",
 })
+# MindSpore 2.10's functional communication (ops.init_process_group, ops.all_reduce, ops.send ...), on first use
+from . import distributed as _distributed  # noqa: E402
+__getattr__.targets.update({name: ".distributed:" + name for name in _distributed.__all__})
 # Function transforms (ops.vjp, ops.jvp, ops.vmap, ops.jacrev, ops.jacfwd, ops.derivative, ops.jet, ops.linearize).
 from ..autograd_transforms import vjp, jvp, vmap, jacrev, jacfwd, derivative, jet, linearize  # noqa: E402

@@ -2,7 +2,7 @@
 
 Some built-in kernels have a one-pass Numba loop beside their NumPy form
 (``_graph_loops``: a Dense layer's bias add and ReLU, relu's gradient and the
-bias gradient; ``nn/optim/_one_pass``: plain SGD's update; ``_comm_loops``: the
+bias gradient; ``nn/optim/_one_pass``: plain SGD's update; ``comm/loops``: the
 shared-memory all-reduce's sum) giving exactly the
 NumPy form's values. Importing Numba and loading those loops from its disk
 cache takes 0.4-1 s in a fresh process (several seconds the first time on a

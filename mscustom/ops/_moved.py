@@ -43,6 +43,10 @@ MOVED = {
     "_rnn_loops": "nn.rnn_loops",
     "_rnn_mindir": "nn.rnn_mindir",
     "_rnn_onnx": "nn.rnn_onnx",
+    "_dot_ops": "linalg.dot",
+    "_bmm_ops": "linalg.bmm",
+    "_comm_ops": "comm.collective",
+    "_comm_loops": "comm.loops",
 }
 
 

@@ -10,10 +10,10 @@ Example::
     ops.dot(ms.Tensor(np.ones((2, 3), np.float32)), ms.Tensor(np.ones((3, 4), np.float32)))   # (2, 4)
 """
 
-from .._core.functions import register_function
-from ..tensor import Tensor, as_tensor
-from .array.shape import reshape, transpose
-from .math.elementwise import matmul
+from ..._core.functions import register_function
+from ...tensor import Tensor, as_tensor
+from ..array.shape import reshape, transpose
+from ..math.elementwise import matmul
 
 __all__ = ["dot"]
 

@@ -14,12 +14,12 @@ Example (under ``python -m mscustom.run -n 2``)::
 
 import numpy as np
 
-from ..communication import _engine, GlobalComm
-from ..communication._engine import ReduceOp
-from ..communication._ops import _all_gather, _all_reduce, _alltoall, _broadcast, _reduce_scatter
-from ..tensor import Tensor
-from . import _comm_loops  # noqa: F401 - registers the shared all-reduce's loop with the loop loader
-from .operations import Primitive
+from ...communication import _engine, GlobalComm
+from ...communication._engine import ReduceOp
+from ...communication._ops import _all_gather, _all_reduce, _alltoall, _broadcast, _reduce_scatter
+from ...tensor import Tensor
+from . import loops as _comm_loops  # noqa: F401 - registers the shared all-reduce's loop with the loop loader
+from ..operations import Primitive
 
 __all__ = ["ReduceOp", "AllReduce", "AllGather", "ReduceScatter", "Broadcast", "AlltoAll"]
 
@@ -114,7 +114,7 @@ class Broadcast(Primitive):
                             "(write ops.Broadcast(root)((x,))), got a Tensor")
         if not isinstance(input_x, (tuple, list)):
             raise TypeError(f"Broadcast: the input must be a tuple of Tensors, got {type(input_x).__name__}")
-        from ..communication import get_group_rank_from_world_rank
+        from ...communication import get_group_rank_from_world_rank
         xs = [_tensor(x, "Broadcast") for x in input_x]
         root = get_group_rank_from_world_rank(self.root_rank, self.group)
         return tuple(_broadcast(x, root, self.group) for x in xs)

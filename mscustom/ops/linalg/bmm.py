@@ -16,10 +16,10 @@ Example::
 
 import numpy as np
 
-from .._core.functions import register_function
-from . import functional as F
-from ._builtin import tensor_arg
-from .math.elementwise import matmul
+from ..._core.functions import register_function
+from .. import functional as F
+from .._builtin import tensor_arg
+from ..math.elementwise import matmul
 
 __all__ = ["bmm", "baddbmm"]
 

@@ -11,7 +11,7 @@ changes no value).
 
 import numpy as np
 
-from . import _loop_loader
+from .. import _loop_loader
 
 __all__ = ["sum_scale_twice"]
 
