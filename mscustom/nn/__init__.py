@@ -82,12 +82,14 @@ from .basic_more import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
 from .shuffle import *  # noqa: F401,F403
 __all__ += _basic_more.__all__ + _padding.__all__ + _shuffle.__all__
-# Metrics live in mscustom.train (one definition); nn re-exports them under MindSpore's nn names.
-from ..train.metrics import (Metric, Accuracy, Loss, Precision, Recall, Fbeta, F1, MAE, MSE,  # noqa: E402
-                             TopKCategoricalAccuracy, Top1CategoricalAccuracy, Top5CategoricalAccuracy,
-                             get_metric_fn, names)
-from ..train.metrics_more import (ConfusionMatrix, Perplexity, Dice, ROC, auc, BleuScore,  # noqa: E402
-                                  CosineSimilarity, get_metrics, rearrange_inputs)
+# Metrics live in mscustom.train (one definition); nn re-exports them under MindSpore's nn names,
+# imported on first use (mscustom.train is not imported by ``import mscustom``).
+__getattr__.targets.update({name: "..train.metrics:" + name for name in (
+    "Metric", "Accuracy", "Loss", "Precision", "Recall", "Fbeta", "F1", "MAE", "MSE", "TopKCategoricalAccuracy",
+    "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "get_metric_fn", "names")})
+__getattr__.targets.update({name: "..train.metrics_more:" + name for name in (
+    "ConfusionMatrix", "Perplexity", "Dice", "ROC", "auc", "BleuScore", "CosineSimilarity", "get_metrics",
+    "rearrange_inputs")})
 __all__ += ["Metric", "Accuracy", "Loss", "Precision", "Recall", "Fbeta", "F1", "MAE", "MSE",
             "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "get_metric_fn", "names",
             "ConfusionMatrix", "Perplexity", "Dice", "ROC", "auc", "BleuScore", "CosineSimilarity", "get_metrics",
