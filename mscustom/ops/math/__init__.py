@@ -28,3 +28,6 @@ __all__ += _nan_reductions.__all__
 from ._scans import *  # noqa: F401,F403,E402
 from . import _scans  # noqa: E402
 __all__ += _scans.__all__
+from ._gamma_functions import *  # noqa: F401,F403,E402
+from . import _gamma_functions  # noqa: E402
+__all__ += _gamma_functions.__all__

@@ -17,3 +17,7 @@ __all__ += _losses_more.__all__
 from . import _pooling_more
 from ._pooling_more import *  # noqa: F401,F403,E402
 __all__ += _pooling_more.__all__
+
+from . import _conv_more
+from ._conv_more import *  # noqa: F401,F403,E402
+__all__ += _conv_more.__all__
