@@ -109,14 +109,15 @@ def test_adagrad_matches_apply_adagrad(update_slots, rng):
 
 
 def test_weight_decay_then_centralization_then_loss_scale(rng):
-    """MindSpore's order: decay on the scaled gradient, centralization (4-D weights), then / loss_scale."""
+    """MindSpore's order: decay (wd * loss_scale) on the scaled gradient, centralization (4-D weights), then
+    / loss_scale."""
     lr, wd, scale = 0.1, 0.01, 8.0
 
     def ref(ps, grads):
         for gs in grads:
             new = []
             for p, g in zip(ps, gs):
-                g = g + wd * p
+                g = g + wd * scale * p
                 if p.ndim == 4:
                     g = g - g.mean(axis=(1, 2, 3), keepdims=True)
                 new.append(p - lr * g / scale)

@@ -102,3 +102,5 @@ __all__ += _losses_more.__all__
 from . import lr_more as _lr_more
 from .lr_more import *  # noqa: F401,F403
 __all__ += _lr_more.__all__
+from .optim import AdaMax, ASGD, Rprop, ProximalAdagrad, LazyAdam  # noqa: E402
+__all__ += ["AdaMax", "ASGD", "Rprop", "ProximalAdagrad", "LazyAdam"]

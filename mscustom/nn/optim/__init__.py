@@ -18,3 +18,10 @@ from .adadelta import Adadelta
 from .ftrl import FTRL
 
 __all__ += ["Adadelta", "FTRL"]
+from .adamax import AdaMax
+from .asgd import ASGD
+from .rprop import Rprop
+from .proximal_adagrad import ProximalAdagrad
+from .lazyadam import LazyAdam
+
+__all__ += ["AdaMax", "ASGD", "Rprop", "ProximalAdagrad", "LazyAdam"]

@@ -348,7 +348,9 @@ class Optimizer(Cell):
             if work is not garr:
                 np.copyto(work, garr)
             if wd and self._decay_in_grad:
-                work += wd * parr               # L2 weight decay, added to the gradient
+                # L2 weight decay on the scaled gradient: MindSpore scales the decay by loss_scale too,
+                # so that after the division below it is wd * p whatever the loss scale
+                work += (wd * self.loss_scale) * parr
             if self._grad_centralization[i] and work.ndim == 4:
                 work -= work.mean(axis=(1, 2, 3), keepdims=True)
             if inv_scale != 1.0:
