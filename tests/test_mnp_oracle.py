@@ -5,7 +5,7 @@ MindSpore 2.10 on CPU by running the same expressions)."""
 import numpy as np
 import pytest
 
-import mscustom.numpy as mnp
+import mscustom.numpy as mnp  # noqa: F401  (the table's expressions use it)
 
 
 def _fmt(x):
@@ -544,6 +544,13 @@ TABLE = {'creation': [('mnp.ones(3)', ('T', 'Float32', (3,), [1.0, 1.0, 1.0])),
           ('mnp.bitwise_or(mnp.array([5,3]),8)', ('T', 'Int32', (2,), [13, 11])),
           ('mnp.bitwise_xor(mnp.array([True,False]),mnp.array([True,True]))', ('T', 'Bool', (2,), [False, True])),
           ('mnp.bitwise_xor(mnp.array([5,3]),1)', ('T', 'Int32', (2,), [4, 2])),
+          ('mnp.add(mnp.array([1,2]),1,dtype=mnp.float32)', ('T', 'Float32', (2,), [2.0, 3.0])),
+          ('mnp.subtract(mnp.array([1.,2.]),0.5,dtype=mnp.float16)', ('T', 'Float16', (2,), [0.5, 1.5])),
+          ('mnp.sqrt(mnp.array([4.,9.]),dtype=mnp.float16)', ('T', 'Float16', (2,), [2.0, 3.0])),
+          ('mnp.negative(mnp.array([1,-2]),dtype=mnp.float32)', ('T', 'Float32', (2,), [-1.0, 2.0])),
+          ('mnp.equal(mnp.array([1,2]),1,dtype=mnp.int32)', ('T', 'Int32', (2,), [1, 0])),
+          ('mnp.logical_not(mnp.array([True,False]),dtype=mnp.int32)', ('T', 'Int32', (2,), [0, 1])),
+          ('mnp.isnan(mnp.array([1.,np.nan]),dtype=mnp.float32)', ('T', 'Float32', (2,), [0.0, 1.0])),
           ('mnp.invert(mnp.array([1,2]))', ('T', 'Int32', (2,), [-2, -3])),
           ('mnp.invert(mnp.array([1,2],mnp.uint8))', ('T', 'UInt8', (2,), [254, 253])),
           ('mnp.bitwise_not(mnp.array([0,-3]))', ('T', 'Int32', (2,), [-1, 2]))],
@@ -628,6 +635,7 @@ TABLE = {'creation': [('mnp.ones(3)', ('T', 'Float32', (3,), [1.0, 1.0, 1.0])),
                ('mnp.digitize(mnp.array([0.5,1.,2.5]),mnp.array([3.,2.,1.]))', ('T', 'Int32', (3,), [3, 2, 1])),
                ('mnp.digitize(mnp.array([0.5,1.,2.5]),mnp.array([3.,2.,1.]),right=True)',
                 ('T', 'Int32', (3,), [3, 3, 1])),
+               ('mnp.digitize(mnp.array([[1.5,3.]]),mnp.array([1.,2.,3.]))', ('T', 'Int32', (1, 2), [[1, 3]])),
                ('mnp.polyadd(mnp.array([1.,2.]),mnp.array([1.,2.,3.]))', ('T', 'Float32', (3,), [1.0, 3.0, 5.0])),
                ('mnp.polysub(mnp.array([1,2]),mnp.array([1,2,3]))', ('T', 'Int32', (3,), [-1, -1, -1])),
                ('mnp.polymul(mnp.array([1.,2.]),mnp.array([1.,2.,3.]))', ('T', 'Float32', (4,), [1.0, 4.0, 7.0, 6.0])),

@@ -12,7 +12,7 @@ from .. import dtype as _dt
 from .. import ops as _ops
 from ..ops import functional as F
 from ..tensor import Tensor
-from ._utils import const, is_scalar, operands, to_tensor
+from ._utils import const, is_scalar, operands, to_dtype, to_tensor
 
 __all__ = ["equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and",
            "logical_or", "logical_not", "logical_xor", "isclose", "isnan", "isinf", "isfinite", "isneginf",
@@ -20,10 +20,14 @@ __all__ = ["equal", "not_equal", "greater", "greater_equal", "less", "less_equal
            "isscalar"]
 
 
+def _cast(out, dtype):
+    return out if dtype is None else F.cast(out, to_dtype(dtype))
+
+
 def _compare(name, fn):
-    def f(x1, x2):
+    def f(x1, x2, dtype=None):
         a, b = operands(x1, x2, name)
-        return fn(a, b)
+        return _cast(fn(a, b), dtype)
     f.__name__ = name
     f.__doc__ = f"Elementwise ``{name}`` (bool)."
     return f
@@ -42,24 +46,24 @@ def _bool(x, name):
     return t if t.dtype == _dt.bool_ else F.cast(t, _dt.bool_)
 
 
-def logical_and(x1, x2):
+def logical_and(x1, x2, dtype=None):
     """Elementwise logical AND (inputs taken as truth values)."""
-    return _ops.logical_and(_bool(x1, "logical_and"), _bool(x2, "logical_and"))
+    return _cast(_ops.logical_and(_bool(x1, "logical_and"), _bool(x2, "logical_and")), dtype)
 
 
-def logical_or(x1, x2):
+def logical_or(x1, x2, dtype=None):
     """Elementwise logical OR (inputs taken as truth values)."""
-    return _ops.logical_or(_bool(x1, "logical_or"), _bool(x2, "logical_or"))
+    return _cast(_ops.logical_or(_bool(x1, "logical_or"), _bool(x2, "logical_or")), dtype)
 
 
-def logical_xor(x1, x2):
+def logical_xor(x1, x2, dtype=None):
     """Elementwise logical XOR (inputs taken as truth values)."""
-    return _ops.logical_xor(_bool(x1, "logical_xor"), _bool(x2, "logical_xor"))
+    return _cast(_ops.logical_xor(_bool(x1, "logical_xor"), _bool(x2, "logical_xor")), dtype)
 
 
-def logical_not(a):
+def logical_not(a, dtype=None):
     """Elementwise logical NOT (inputs taken as truth values)."""
-    return _ops.logical_not(_bool(a, "logical_not"))
+    return _cast(_ops.logical_not(_bool(a, "logical_not")), dtype)
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -70,11 +74,11 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def _float_test(name, fn, ints):
-    def f(x):
+    def f(x, dtype=None):
         t = to_tensor(x, name=name)
         if not _dt.is_floating(t.dtype):
-            return F.broadcast_to(const(np.asarray(ints)), tuple(t.shape))
-        return fn(t)
+            return _cast(F.broadcast_to(const(np.asarray(ints)), tuple(t.shape)), dtype)
+        return _cast(fn(t), dtype)
     f.__name__ = name
     f.__doc__ = f"Elementwise ``{name}`` (bool)."
     return f

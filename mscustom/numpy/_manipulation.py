@@ -13,6 +13,7 @@ from .. import dtype as _dt
 from .. import ops as _ops
 from ..ops import functional as F
 from ..tensor import Tensor
+from . import _ufuncs as U
 from ._utils import axes_tuple, check_axis, const, is_scalar, to_tensor
 
 __all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "rollaxis", "expand_dims", "squeeze",
@@ -378,13 +379,15 @@ _INDEX_MODES = {"edge": "edge", "reflect": "reflect", "symmetric": "symmetric", 
 
 
 def pad(arr, pad_width, mode="constant", stat_length=None, constant_values=0, end_values=0,
-        reflect_type="even"):
+        reflect_type="even", **kwargs):
     """``arr`` padded by ``pad_width`` (before, after) per axis; modes 'constant', 'edge', 'reflect',
     'symmetric', 'wrap', 'maximum', 'minimum', 'mean', 'linear_ramp', 'empty' (zeros)."""
     x = _t(arr, "pad")
     widths = _pad_widths(pad_width, x.ndim, "pad")
     if mode not in ("constant", "empty", "maximum", "minimum", "mean", "linear_ramp") and mode not in _INDEX_MODES:
         raise ValueError(f"op 'pad': mode {mode!r} is not supported")
+    if kwargs:
+        raise TypeError(f"op 'pad': unexpected arguments {sorted(kwargs)}")
     if stat_length is not None or reflect_type != "even":
         raise ValueError("op 'pad': stat_length and reflect_type='odd' are not supported")
     cvals = np.broadcast_to(np.asarray(constant_values), (x.ndim, 2)).tolist()
@@ -540,11 +543,7 @@ def searchsorted(a, v, side="left", sorter=None):
     vt = _t(v, "searchsorted")
     if sorter is not None:
         a = take(a, sorter)
-    # count the elements of a below (or not above) each value: a comparison and a sum, graph-capturable
-    cmp = F.less if side == "left" else F.less_equal
-    below = cmp(F.reshape(a, (1,) * vt.ndim + (-1,)), F.expand_dims(F.cast(vt, a.dtype), -1) if vt.dtype != a.dtype
-                else F.expand_dims(vt, -1))
-    return F.sum(F.cast(below, _dt.int32), -1, False, dtype=_dt.int32)
+    return U.searchsorted(a, vt, side)
 
 
 def argwhere(a):

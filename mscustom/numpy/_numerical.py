@@ -232,12 +232,16 @@ def digitize(x, bins, right=False):
     """The index of the bin of ``bins`` (monotonic, increasing or decreasing) each value falls into
     (int32)."""
     b = to_tensor(bins, name="digitize")
-    vals = b.asnumpy()
-    increasing = vals.size < 2 or vals[-1] >= vals[0]
-    if increasing:
-        return searchsorted(b, x, "left" if right else "right")
+    if b.ndim != 1:
+        raise ValueError(f"op 'digitize': bins must be 1-D, got shape {list(b.shape)}")
     n = b.shape[0]
-    return F.sub(n, searchsorted(_ops.flip(b, (0,)), x, "left" if right else "right"))
+    up = searchsorted(b, x, "left" if right else "right")
+    if n < 2:
+        return up
+    # decreasing bins: count from the end of the reversed bins; chosen by comparing the end points,
+    # so that graph mode records it without reading the bins
+    down = F.sub(n, searchsorted(_ops.flip(b, (0,)), x, "left" if right else "right"))
+    return F.where(F.greater_equal(b[n - 1], b[0]), up, down)
 
 
 # ------------------------------------------------------------------ polynomials

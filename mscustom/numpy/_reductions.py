@@ -215,16 +215,16 @@ def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
     return F.sqrt(nanvar(a, axis, dtype, ddof, keepdims))
 
 
-def nanmax(a, axis=None, keepdims=False):
+def nanmax(a, axis=None, dtype=None, keepdims=False):
     """The maximum over ``axis`` ignoring NaNs (NaN where a slice holds only NaNs)."""
-    t = to_tensor(a, name="nanmax")
+    t = to_tensor(a, dtype, "nanmax")
     filled, mask = _filled(t, -np.inf)
     return _nan_extreme(F.amax, filled, mask, t, axis, keepdims, "nanmax")
 
 
-def nanmin(a, axis=None, keepdims=False):
+def nanmin(a, axis=None, dtype=None, keepdims=False):
     """The minimum over ``axis`` ignoring NaNs (NaN where a slice holds only NaNs)."""
-    t = to_tensor(a, name="nanmin")
+    t = to_tensor(a, dtype, "nanmin")
     filled, mask = _filled(t, np.inf)
     return _nan_extreme(F.amin, filled, mask, t, axis, keepdims, "nanmin")
 

@@ -82,6 +82,23 @@ def _int_binary(name, fn):
     return lambda x, y: call(op, (x, y), NOATTR)
 
 
+def _searchsorted_compute(a, ins):
+    sorted_, values = ins
+    if values.dtype != sorted_.dtype:
+        values = values.astype(np.result_type(sorted_.dtype, values.dtype))
+    return np.searchsorted(sorted_, values, side=a["side"]).astype(np.int32)
+
+
+_SEARCHSORTED = defop("mnp_searchsorted", 2, _searchsorted_compute, lambda a, s: (s, [list(s[1])]),
+                      lambda a, d: (d, [_dt.int32]), no_grad,
+                      doc="insertion points of values into a sorted 1-D tensor", arg_names=("a", "v"))
+
+
+def searchsorted(a, v, side):
+    """Insertion points (int32) of ``v`` into the sorted 1-D ``a``: one binary search per value."""
+    return call(_SEARCHSORTED, (a, v), {"side": side})
+
+
 gcd = _int_binary("gcd", np.gcd)
 lcm = _int_binary("lcm", np.lcm)
 
