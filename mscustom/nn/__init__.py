@@ -104,3 +104,5 @@ from .lr_more import *  # noqa: F401,F403
 __all__ += _lr_more.__all__
 from .optim import AdaMax, ASGD, Rprop, ProximalAdagrad, LazyAdam  # noqa: E402
 __all__ += ["AdaMax", "ASGD", "Rprop", "ProximalAdagrad", "LazyAdam"]
+from .rnn_cells import RNNCell, GRUCell, LSTMCell  # noqa: E402
+__all__ += ["RNNCell", "GRUCell", "LSTMCell"]
