@@ -31,3 +31,12 @@ __all__ += _scans.__all__
 from ._gamma_functions import *  # noqa: F401,F403,E402
 from . import _gamma_functions  # noqa: E402
 __all__ += _gamma_functions.__all__
+from ._scalar_helpers import *  # noqa: F401,F403,E402
+from . import _scalar_helpers  # noqa: E402
+__all__ += _scalar_helpers.__all__
+from ._sequence_helpers import *  # noqa: F401,F403,E402
+from . import _sequence_helpers  # noqa: E402
+__all__ += _sequence_helpers.__all__
+from ._program_helpers import *  # noqa: F401,F403,E402
+from . import _program_helpers  # noqa: E402
+__all__ += _program_helpers.__all__
