@@ -100,3 +100,6 @@ __getattr__.targets.update({
         "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "get_metric_fn", "names", "ConfusionMatrix",
         "Perplexity", "Dice", "ROC", "auc", "BleuScore", "CosineSimilarity", "rearrange_inputs")},
 })
+__getattr__.targets.update({name: ".train.callback_more:" + name for name in (
+    "LambdaCallback", "LearningRateScheduler", "ReduceLROnPlateau")})
+__getattr__.targets["DatasetHelper"] = ".train.dataset_helper:DatasetHelper"

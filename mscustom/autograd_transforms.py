@@ -22,6 +22,7 @@ import math
 
 import numpy as np
 
+from . import dtype as _dt
 from . import ops
 from .autograd import _run, _check_weights, _fn_name, grad as _grad
 from .tensor import Tensor
@@ -34,6 +35,14 @@ __all__ = ["vjp", "jvp", "linearize", "jacrev", "jacfwd", "derivative", "jet", "
 def _check_tensor(op, x, what):
     if not isinstance(x, Tensor):
         raise TypeError(f"op '{op}': {what} must be a Tensor, got {type(x).__name__}")
+    return x
+
+
+def _check_float(op, x, what):
+    """An input to differentiate: a floating-point Tensor (integer inputs have no gradient here)."""
+    _check_tensor(op, x, what)
+    if not _dt.is_floating(x.dtype):
+        raise TypeError(f"op '{op}': {what} must be a floating-point Tensor to be differentiated, got {x.dtype}")
     return x
 
 
@@ -81,7 +90,7 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
     if not inputs:
         raise ValueError(f"op 'vjp' of '{_fn_name(fn)}': no input given")
     for i, x in enumerate(inputs):
-        _check_tensor("vjp", x, f"inputs[{i}]")
+        _check_float("vjp", x, f"inputs[{i}]")
     wts = _check_weights(fn, weights)
     main, aux = _split_aux("vjp", fn, fn(*inputs), has_aux)
     positions = tuple(range(len(inputs)))
@@ -131,6 +140,8 @@ def jvp(fn, inputs, v, has_aux=False):
     """``(outputs, J v)`` (``(outputs, J v, aux)`` with ``has_aux``): the Jacobian-vector product
     of ``fn`` at ``inputs`` (a Tensor or a tuple) for the tangent ``v`` (the same structure)."""
     args, _ = _inputs_tuple("jvp", inputs)
+    for i, x in enumerate(args):
+        _check_float("jvp", x, f"inputs[{i}]")
     tangents = _check_tangents("jvp", args, v)
     main, aux = _split_aux("jvp", fn, fn(*args), has_aux)
     jv = _jvp_values(fn, args, tangents, has_aux, main)
@@ -182,7 +193,7 @@ def jacrev(fn, grad_position=0, has_aux=False):
     def jac_fn(*args):
         positions, single_pos = _positions("jacrev", fn, grad_position, len(args))
         for p in positions:
-            _check_tensor("jacrev", args[p], f"input {p}")
+            _check_float("jacrev", args[p], f"input {p}")
         main, aux = _split_aux("jacrev", fn, fn(*args), has_aux)
         outs = _as_list(main)
         multi = isinstance(main, (tuple, list))
@@ -218,7 +229,7 @@ def jacfwd(fn, grad_position=0, has_aux=False):
     def jac_fn(*args):
         positions, single_pos = _positions("jacfwd", fn, grad_position, len(args))
         for p in positions:
-            _check_tensor("jacfwd", args[p], f"input {p}")
+            _check_float("jacfwd", args[p], f"input {p}")
         main, aux = _split_aux("jacfwd", fn, fn(*args), has_aux)
         outs = _as_list(main)
         multi = isinstance(main, (tuple, list))

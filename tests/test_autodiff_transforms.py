@@ -182,3 +182,12 @@ def test_nn_jvp_vjp_cells():
     close(out, [3, 8]), close(ga, [3, 4]), close(gb, [1, 2])
     out, jv = nn.Jvp(lambda a, b: a * b)(T(X), T([3.0, 4.0]), (T(V), T(V)))
     close(jv, [4, 6])
+
+
+def test_integer_inputs_refused():
+    i = Tensor(np.array([1, 2], np.int32))
+    for call in (lambda: ops.jvp(lambda a: a * 2, i, i), lambda: ops.vjp(lambda a: a * 2, i),
+                 lambda: ops.jacrev(lambda a: a * 2)(i), lambda: ops.jacfwd(lambda a: a * 2)(i)):
+        with pytest.raises(TypeError, match="floating-point"):
+            call()
+    assert ops.jacrev(lambda a: a * 2)(Tensor(np.array([1.0, 2.0]))).dtype == ms.float64
