@@ -18,3 +18,7 @@ __all__ += (_creation_more.__all__ + _windows.__all__ + _split_stack.__all__ + _
 from . import _search  # noqa: E402
 from ._search import *  # noqa: F401,F403,E402
 __all__ += _search.__all__
+from . import _col2im  # noqa: E402
+from ._col2im import *  # noqa: F401,F403,E402
+__all__ += _col2im.__all__
+from . import _methods  # noqa: E402,F401  (Tensor methods of the functions above)
