@@ -144,6 +144,8 @@ def test_one_process_world_of_one():
         name = ops.new_group([0])
         assert ops.new_group() == "hccl_world_group" and ops.new_group([0]) == name
         assert ops.get_world_size(name) == 1 and ops.get_process_group_ranks(name) == [0]
+        assert ops.get_backend(name) == ops.get_backend() == "hccl"
+        assert ops.get_backend(ops.new_group([0], backend="mccl")) == "mccl"
         ops.destroy_process_group(name)
         with pytest.raises(TypeError):
             ops.destroy_process_group(3)

@@ -96,10 +96,11 @@ def get_world_size(group=None):
 
 
 def get_backend(group=None):
-    """The backend's name: what ``init_process_group`` was given ("hccl" before, and by default)."""
-    group_name(group, "get_backend")
-    backend = _engine.STATE.backend if _engine.STATE.inited else None
-    return backend if backend in _BACKENDS else "hccl"
+    """The backend's name, as MindSpore answers it: "hccl" for the world group, else the prefix of a
+    ``new_group`` name ("mccl_group_0_1" is "mccl"). Every backend runs on MPI here."""
+    name = group_name(group, "get_backend")
+    prefix = name.split("_", 1)[0]
+    return prefix if prefix in _BACKENDS and name not in _engine.WORLD_NAMES else "hccl"
 
 
 def get_global_rank(group, group_rank):
