@@ -40,3 +40,6 @@ __all__ += _sequence_helpers.__all__
 from ._program_helpers import *  # noqa: F401,F403,E402
 from . import _program_helpers  # noqa: E402
 __all__ += _program_helpers.__all__
+from ._inplace import *  # noqa: F401,F403,E402
+from . import _inplace  # noqa: E402
+__all__ += _inplace.__all__
