@@ -106,3 +106,6 @@ from .optim import AdaMax, ASGD, Rprop, ProximalAdagrad, LazyAdam  # noqa: E402
 __all__ += ["AdaMax", "ASGD", "Rprop", "ProximalAdagrad", "LazyAdam"]
 from .rnn_cells import RNNCell, GRUCell, LSTMCell  # noqa: E402
 __all__ += ["RNNCell", "GRUCell", "LSTMCell"]
+from . import layers_more as _layers_more
+from .layers_more import *  # noqa: F401,F403
+__all__ += _layers_more.__all__
