@@ -54,6 +54,7 @@ SIGNATURES = {
     "scatter_tensor": "(output_tensor, input_tensor, src=0, group=None, async_op=False)",
     "send": "(tensor, dst=0, group=None, tag=0)",
     "send_object_list": "(object_list, dst, group=None, device=None)",
+    "set_comm_ops_inplace": "(is_enable, func_list=None)",
 }
 
 
@@ -154,6 +155,33 @@ def test_one_process_world_of_one():
     finally:
         if was:
             ops.init_process_group()
+
+
+def test_set_comm_ops_inplace_functional_forms():
+    ops.init_process_group()
+    x = T([1.0, 2.0])
+    try:
+        ops.set_comm_ops_inplace(False)
+        out, h = ops.all_reduce(x, op="avg")
+        assert h is None and out is not x
+        _eq(out, [1.0, 2.0])
+        assert ms.grad(lambda t: (ops.all_reduce(t)[0] * t).sum())(x).asnumpy().tolist() == [2.0, 4.0]
+        _eq(ops.all_gather_into_tensor(None, x)[0], [1.0, 2.0])
+        _eq(ops.reduce_scatter_tensor(None, x, async_op=True)[0], [1.0, 2.0])
+        (a,), _ = ops.all_to_all([(2,)], [x])
+        _eq(a, [1.0, 2.0])
+        _eq(ops.all_to_all_single((2,), x)[0], [1.0, 2.0])
+        with pytest.raises(ValueError, match="For 'broadcast', the non-inplace mode is not supported"):
+            ops.broadcast(x, 0)
+        ops.set_comm_ops_inplace(True, ["all_reduce"])
+        assert ops.all_reduce(x) is None
+        with pytest.raises(ValueError, match="unknown function name"):
+            ops.set_comm_ops_inplace(True, ["all_reduce_x"])
+        with pytest.raises(TypeError):
+            ops.set_comm_ops_inplace(1)
+    finally:
+        ops.set_comm_ops_inplace(True)
+    assert ops.all_gather_into_tensor(T([0.0, 0.0]), x) is None
 
 
 def test_two_ranks_functional_communication():

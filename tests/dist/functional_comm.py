@@ -111,6 +111,20 @@ if r == 0:
 else:
     lst = [None, None, None]
     assert ops.recv_object_list(lst, src=0) == 0 and lst == [1, "two", (3,)], lst
+# functional forms (MindSpore's set_comm_ops_inplace(False)): new tensors, differentiable collectives
+ops.set_comm_ops_inplace(False)
+x = T([1.0, 2.0]) * (r + 1)
+out, _ = ops.all_reduce(x)
+eq(out, [3.0, 6.0])
+eq(x, [1.0 + r, 2.0 + 2 * r])
+eq(ms.grad(lambda t: (ops.all_reduce(t)[0] * t).sum())(x), [6.0, 12.0])   # the backward all-reduces too
+eq(ops.all_gather_into_tensor(None, x)[0], [1, 2, 2, 4])
+eq(ops.reduce_scatter_tensor(None, x, op="max")[0], [2] if r == 0 else [4])
+if r == 0:
+    ops.send(T([4.0, 5.0]), dst=1)
+else:
+    eq(ops.recv(T(np.zeros(2)), src=0), [4.0, 5.0])
+ops.set_comm_ops_inplace(True)
 # groups
 name = ops.new_group([1, 0])
 assert name and ops.get_world_size(name) == 2 and ops.get_process_group_ranks(name) == [0, 1]

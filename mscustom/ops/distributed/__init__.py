@@ -19,6 +19,7 @@ _MODULES = {
     "._p2p": ("send", "recv", "isend", "irecv", "batch_isend_irecv", "P2POp"),
     "._objects": ("all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list",
                   "send_object_list", "recv_object_list"),
+    "._mode": ("set_comm_ops_inplace",),
 }
 __all__ = [name for names in _MODULES.values() for name in names]
 __getattr__, __dir__ = lazy_attrs(__name__, globals(),

@@ -15,8 +15,11 @@ Example (under ``python -m mscustom.run -n 2``)::
 import numpy as np
 
 from ...communication import _engine
+from ...communication import _ops as _diff
+from ...tensor import Tensor
 from ._common import (check_int, check_op, check_tensor, contiguous, finish_avg, group_of, group_rank, handle,
                       mpi_reduce_op, write)
+from ._mode import inplace, require_inplace
 
 __all__ = ["all_reduce", "all_gather_into_tensor", "all_gather_into_tensor_uneven", "all_gather",
            "reduce_scatter_tensor", "reduce_scatter_tensor_uneven", "reduce_scatter", "reduce", "broadcast",
@@ -59,6 +62,9 @@ def all_reduce(tensor, op="sum", group=None, async_op=False):
     check_tensor(tensor, "tensor", who)
     check_op(op, who)
     g = group_of(group, who)
+    if not inplace(who):                                  # functional: a new, differentiable Tensor
+        out = _diff._all_reduce(tensor, "sum" if op == "avg" else op, g.name)
+        return (out / g.size if op == "avg" else out), handle(async_op, who)
     out = _engine.allreduce(contiguous(tensor), "sum" if op == "avg" else op, g, who)
     write(tensor, finish_avg(out, op, g.size), who, "tensor")
     return handle(async_op, who)
@@ -67,9 +73,11 @@ def all_reduce(tensor, op="sum", group=None, async_op=False):
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
     """``output_tensor`` = every rank's ``input_tensor`` concatenated along dimension 0."""
     who = "all_gather_into_tensor"
-    check_tensor(output_tensor, "output_tensor", who)
     check_tensor(input_tensor, "input_tensor", who)
     g = group_of(group, who)
+    if not inplace(who):                                  # functional: output_tensor is not used
+        return _diff._all_gather(input_tensor, g.name), handle(async_op, who)
+    check_tensor(output_tensor, "output_tensor", who)
     x = contiguous(input_tensor)
     write(output_tensor, _engine.allgather(x if x.ndim else x.reshape(1), g, who), who, "output_tensor")
     return handle(async_op, who)
@@ -80,6 +88,7 @@ def all_gather_into_tensor_uneven(output, input, output_split_sizes=None, group=
     """``output`` = the ranks' ``input`` (dim 0 of rank ``i``: ``output_split_sizes[i]``) concatenated along
     dimension 0; None splits ``output`` evenly."""
     who = "all_gather_into_tensor_uneven"
+    require_inplace(who)
     check_tensor(output, "output", who)
     check_tensor(input, "input", who)
     g = group_of(group, who)
@@ -103,6 +112,7 @@ def all_gather_into_tensor_uneven(output, input, output_split_sizes=None, group=
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     """``tensor_list[i]`` = rank ``i``'s ``tensor`` (a list of one Tensor per rank, each of its shape)."""
     who = "all_gather"
+    require_inplace(who)
     check_tensor(tensor, "tensor", who)
     g = group_of(group, who)
     if not isinstance(tensor_list, (list, tuple)) or len(tensor_list) != g.size:
@@ -122,10 +132,13 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 def reduce_scatter_tensor(output, input, op="sum", group=None, async_op=False):  # noqa: A002
     """Reduce ``input`` over the group; rank ``i``'s ``output`` = block ``i`` of dimension 0."""
     who = "reduce_scatter_tensor"
-    check_tensor(output, "output", who)
     check_tensor(input, "input", who)
     check_op(op, who)
     g = group_of(group, who)
+    if not inplace(who):                                  # functional: output is not used
+        out = _diff._reduce_scatter(input, "sum" if op == "avg" else op, g.name)
+        return (out / g.size if op == "avg" else out), handle(async_op, who)
+    check_tensor(output, "output", who)
     out = _engine.reduce_scatter(contiguous(input), "sum" if op == "avg" else op, g, who)
     write(output, finish_avg(out, op, g.size), who, "output")
     return handle(async_op, who)
@@ -136,6 +149,7 @@ def reduce_scatter_tensor_uneven(output, input, input_split_sizes=None, op="sum"
     """Reduce ``input`` over the group; rank ``i``'s ``output`` = its block of dimension 0, of
     ``input_split_sizes[i]`` rows (None: even blocks). ``op``: "sum", "min", "max", "avg"."""
     who = "reduce_scatter_tensor_uneven"
+    require_inplace(who)
     check_tensor(output, "output", who)
     check_tensor(input, "input", who)
     check_op(op, who, ("sum", "min", "max", "avg"))
@@ -152,6 +166,7 @@ def reduce_scatter(output, input_list, op="sum", group=None, async_op=False):
     """Reduce ``input_list`` (one Tensor per rank) over the group; rank ``i``'s ``output`` = the reduced
     ``input_list[i]``."""
     who = "reduce_scatter"
+    require_inplace(who)
     check_tensor(output, "output", who)
     check_op(op, who)
     g = group_of(group, who)
@@ -172,6 +187,7 @@ def reduce(tensor, dst, op="sum", group=None, async_op=False):
     """Reduce ``tensor`` over the group into world rank ``dst``'s ``tensor`` (in place); the other ranks'
     tensors are left as they are."""
     who = "reduce"
+    require_inplace(who)
     check_tensor(tensor, "tensor", who)
     check_op(op, who)
     g = group_of(group, who)
@@ -191,6 +207,7 @@ def reduce(tensor, dst, op="sum", group=None, async_op=False):
 def broadcast(tensor, src, group=None, async_op=False):
     """Every rank's ``tensor`` becomes world rank ``src``'s (in place)."""
     who = "broadcast"
+    require_inplace(who)
     check_tensor(tensor, "tensor", who)
     g = group_of(group, who)
     root = group_rank(g, src, "src", who)
@@ -209,6 +226,7 @@ def scatter_tensor(output_tensor, input_tensor, src=0, group=None, async_op=Fals
     """World rank ``src``'s ``input_tensor`` split evenly along dimension 0: rank ``i``'s ``output_tensor``
     = block ``i`` (other ranks' ``input_tensor`` is unused)."""
     who = "scatter_tensor"
+    require_inplace(who)
     check_tensor(output_tensor, "output_tensor", who)
     check_tensor(input_tensor, "input_tensor", who)
     g = group_of(group, who)
@@ -233,6 +251,7 @@ def gather_into_tensor(output_tensor, input_tensor, dst=0, group=None, async_op=
     """World rank ``dst``'s ``output_tensor`` = every rank's ``input_tensor`` concatenated along dimension
     0 (other ranks' ``output_tensor`` is left as it is)."""
     who = "gather_into_tensor"
+    require_inplace(who)
     check_tensor(output_tensor, "output_tensor", who)
     check_tensor(input_tensor, "input_tensor", who)
     g = group_of(group, who)
@@ -255,23 +274,27 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     ``i`` sent (lists of one Tensor per rank, of one dtype; shapes may differ)."""
     who = "all_to_all"
     g = group_of(group, who)
+    functional = not inplace(who)
     for name, lst in (("output_tensor_list", output_tensor_list), ("input_tensor_list", input_tensor_list)):
         if not isinstance(lst, (list, tuple)) or len(lst) != g.size:
             raise TypeError(f"For '{who}', {name} must be a list of {g.size} Tensors (the group's size)")
         for t in lst:
-            check_tensor(t, name, who)
-    dtypes = {t.dtype for t in list(output_tensor_list) + list(input_tensor_list)}
+            if not (functional and name == "output_tensor_list" and isinstance(t, (tuple, list))):
+                check_tensor(t, name, who)      # functional: outputs may be given by their shapes
+    dtypes = {t.dtype for t in list(output_tensor_list) + list(input_tensor_list) if isinstance(t, Tensor)}
     if len(dtypes) != 1:
         raise TypeError(f"For '{who}', every Tensor must have one dtype, got {sorted(map(str, dtypes))}")
     ins = [contiguous(t).reshape(-1) for t in input_tensor_list]
     send = np.ascontiguousarray(np.concatenate(ins))
-    recv_counts = [int(np.prod(t.shape, dtype=np.int64)) for t in output_tensor_list]
+    shapes = [tuple(t.shape) if isinstance(t, Tensor) else tuple(t) for t in output_tensor_list]
+    recv_counts = [int(np.prod(s, dtype=np.int64)) for s in shapes]
     recv = np.empty(sum(recv_counts), send.dtype)
     _exchange_v(send, [a.size for a in ins], recv, recv_counts, g, who)
-    start = 0
-    for t, n in zip(output_tensor_list, recv_counts):
-        write(t, recv[start:start + n].reshape(tuple(t.shape)), who, "output_tensor_list")
-        start += n
+    parts = np.split(recv, np.cumsum(recv_counts)[:-1])
+    if functional:
+        return tuple(Tensor._wrap(p.reshape(s).copy()) for p, s in zip(parts, shapes)), handle(async_op, who)
+    for t, p, s in zip(output_tensor_list, parts, shapes):
+        write(t, p.reshape(s), who, "output_tensor_list")
     return handle(async_op, who)
 
 
@@ -280,10 +303,15 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     """Rank ``r`` sends block ``i`` of ``input``'s dimension 0 (``input_split_sizes[i]`` rows; None: even)
     to rank ``i``; ``output`` = the blocks received, in rank order (``output_split_sizes``)."""
     who = "all_to_all_single"
-    check_tensor(output, "output", who)
     check_tensor(input, "input", who)
     g = group_of(group, who)
     x = contiguous(input)
+    functional = not inplace(who)
+    if functional:                    # output: a Tensor or a shape; the result's shape follows the splits
+        out_shape = tuple(output.shape) if isinstance(output, Tensor) else tuple(output)
+        rows = _split_sizes(output_split_sizes, out_shape[0] if out_shape else 0, g.size, who, "output_split_sizes")
+        output = Tensor._wrap(np.zeros((sum(rows),) + tuple(x.shape[1:]), x.dtype))
+    check_tensor(output, "output", who)
     if x.ndim == 0 or len(output.shape) == 0 or tuple(output.shape[1:]) != x.shape[1:]:
         raise ValueError(f"For '{who}', input and output must be at least 1-D and agree beyond dimension 0, got "
                          f"{x.shape} and {tuple(output.shape)}")
@@ -292,6 +320,8 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     row = _row(x.shape)
     recv = np.empty(tuple(output.shape), x.dtype)
     _exchange_v(x.reshape(-1), [s * row for s in send_rows], recv.reshape(-1), [s * row for s in recv_rows], g, who)
+    if functional:
+        return Tensor._wrap(recv), handle(async_op, who)
     write(output, recv, who, "output")
     return handle(async_op, who)
 
@@ -300,6 +330,7 @@ def all_to_all_v_c(output, input, send_count_matrix, group=None, async_op=False)
     """All-to-all by a count matrix: ``send_count_matrix[i * n + j]`` rows (of dimension 0) go from rank ``i``
     to rank ``j``; ``output`` = the rows received, in rank order."""
     who = "all_to_all_v_c"
+    require_inplace(who)
     check_tensor(output, "output", who)
     check_tensor(input, "input", who)
     g = group_of(group, who)

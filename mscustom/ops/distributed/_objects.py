@@ -15,6 +15,7 @@ import numpy as np
 
 from ...communication import _engine
 from ._common import check_int, group_of, group_rank
+from ._mode import require_inplace
 
 __all__ = ["all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list",
            "send_object_list", "recv_object_list"]
@@ -63,6 +64,7 @@ def _broadcast_bytes(payload, root, g, who):
 def all_gather_object(object_list, obj, group=None):
     """``object_list[i]`` = rank ``i``'s ``obj`` (``object_list`` has one item per rank)."""
     who = "all_gather_object"
+    require_inplace(who)
     g = group_of(group, who)
     _list(object_list, "object_list", who, g.size)
     for i, part in enumerate(_gather_bytes(_dumps(obj), g, who)):
@@ -72,6 +74,7 @@ def all_gather_object(object_list, obj, group=None):
 def broadcast_object_list(object_list, src=0, group=None, device=None):
     """Every rank's ``object_list`` items become world rank ``src``'s (lists of the same length)."""
     who = "broadcast_object_list"
+    require_inplace(who)
     g = group_of(group, who)
     root = group_rank(g, src, "src", who)
     _list(object_list, "object_list", who)
@@ -85,6 +88,7 @@ def broadcast_object_list(object_list, src=0, group=None, device=None):
 def gather_object(obj, object_gather_list=None, dst=0, group=None):
     """World rank ``dst``'s ``object_gather_list[i]`` = rank ``i``'s ``obj`` (None on the other ranks)."""
     who = "gather_object"
+    require_inplace(who)
     g = group_of(group, who)
     root = group_rank(g, dst, "dst", who)
     if g.rank == root:
@@ -98,6 +102,7 @@ def gather_object(obj, object_gather_list=None, dst=0, group=None):
 def scatter_object_list(scatter_object_output_list, scatter_object_input_list, src=0, group=None):
     """``scatter_object_output_list[0]`` = world rank ``src``'s ``scatter_object_input_list[i]`` on rank ``i``."""
     who = "scatter_object_list"
+    require_inplace(who)
     g = group_of(group, who)
     root = group_rank(g, src, "src", who)
     out = _list(scatter_object_output_list, "scatter_object_output_list", who)
@@ -114,6 +119,7 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list, s
 def send_object_list(object_list, dst, group=None, device=None):
     """Send ``object_list``'s items to world rank ``dst`` (which calls ``recv_object_list``)."""
     who = "send_object_list"
+    require_inplace(who)
     g = group_of(group, who)
     r = group_rank(g, check_int(dst, "dst", who), "dst", who)
     if r == g.rank:
@@ -126,6 +132,7 @@ def send_object_list(object_list, dst, group=None, device=None):
 def recv_object_list(object_list, src=0, group=None, device=None):
     """Fill ``object_list`` with the items world rank ``src`` sends by ``send_object_list``; returns 0."""
     who = "recv_object_list"
+    require_inplace(who)
     g = group_of(group, who)
     r = group_rank(g, check_int(src, "src", who), "src", who)
     if r == g.rank:

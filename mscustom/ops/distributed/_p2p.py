@@ -13,7 +13,9 @@ import numpy as np
 
 from ...communication import _engine
 from ...communication.comm_func import CommHandle
+from ...tensor import Tensor
 from ._common import check_int, check_tensor, contiguous, group_of, group_rank, write
+from ._mode import inplace, require_inplace
 
 __all__ = ["send", "recv", "isend", "irecv", "batch_isend_irecv", "P2POp"]
 
@@ -63,9 +65,13 @@ def send(tensor, dst=0, group=None, tag=0):
 
 
 def recv(tensor, src=0, group=None, tag=0):
-    """Fill ``tensor`` (in place) with what world rank ``src`` sends with ``tag``; returns 0."""
+    """Fill ``tensor`` (in place) with what world rank ``src`` sends with ``tag``; returns 0.
+    (Functional, see ``set_comm_ops_inplace``: returns a new Tensor of ``tensor``'s shape and dtype.)"""
     g, r = _peer(tensor, src, group, tag, "recv", "src")
-    write(tensor, _engine.recv(tuple(tensor.shape), tensor.asnumpy().dtype, r, g, tag, "recv"), "recv", "tensor")
+    got = _engine.recv(tuple(tensor.shape), tensor.asnumpy().dtype, r, g, tag, "recv")
+    if not inplace("recv"):
+        return Tensor._wrap(got)
+    write(tensor, got, "recv", "tensor")
     return 0
 
 
@@ -76,7 +82,13 @@ def isend(tensor, dst=0, group=None, tag=0):
 
 
 def irecv(tensor, src=0, group=None, tag=0):
-    """Start receiving into ``tensor`` from world rank ``src``; ``tensor`` holds the data after ``wait()``."""
+    """Start receiving into ``tensor`` from world rank ``src``; ``tensor`` holds the data after ``wait()``.
+    (Functional, see ``set_comm_ops_inplace``: returns ``(new Tensor, handle)``, filled by ``wait()``.)"""
+    if not inplace("irecv"):
+        check_tensor(tensor, "tensor", "irecv")
+        target = Tensor._wrap(np.zeros(tuple(tensor.shape), tensor.asnumpy().dtype))
+        g, item = _start("irecv", target, src, group, tag, "irecv")
+        return target, _Work(g, [item], "irecv")
     g, item = _start("irecv", tensor, src, group, tag, "irecv")
     return _Work(g, [item], "irecv")
 
@@ -102,6 +114,7 @@ def batch_isend_irecv(p2p_op_list):
     """Start every transfer of ``p2p_op_list`` (``P2POp`` s of one group); returns ``[handle]``, whose
     ``wait()`` waits for all of them and fills the receiving tensors."""
     who = "batch_isend_irecv"
+    require_inplace(who)
     if not isinstance(p2p_op_list, (list, tuple)) or not p2p_op_list or \
             not all(isinstance(p, P2POp) for p in p2p_op_list):
         raise TypeError(f"For '{who}', p2p_op_list must be a non-empty list of P2POp, got {p2p_op_list!r}")
