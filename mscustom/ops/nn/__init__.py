@@ -21,3 +21,11 @@ __all__ += _pooling_more.__all__
 from . import _conv_more
 from ._conv_more import *  # noqa: F401,F403,E402
 __all__ += _conv_more.__all__
+
+from . import _misc_more
+from ._misc_more import *  # noqa: F401,F403,E402
+__all__ += _misc_more.__all__
+
+from . import _boxes_grids
+from ._boxes_grids import *  # noqa: F401,F403,E402
+__all__ += _boxes_grids.__all__
