@@ -103,3 +103,4 @@ __getattr__.targets.update({
 __getattr__.targets.update({name: ".train.callback_more:" + name for name in (
     "LambdaCallback", "LearningRateScheduler", "ReduceLROnPlateau")})
 __getattr__.targets["DatasetHelper"] = ".train.dataset_helper:DatasetHelper"
+from . import _tensor_methods_more  # noqa: E402,F401  (Tensor.new_zeros, .add_, .mT ...: binds onto Tensor)
