@@ -169,8 +169,11 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         if dtype != _dt.float32:
             out = F.cast(const(np.linspace(float(start), float(stop), num, endpoint=endpoint)), dtype) \
                 if _dt.is_floating(dtype) else const(np.floor(values).astype(dtype.np_dtype))
-        step = (float(stop) - float(start)) / div if div > 0 else float("nan")
-        return (out, const(np.asarray(step, np.float32))) if retstep else out
+        if not retstep:
+            return out
+        if div <= 0:                    # one sample: no step (a Python NaN, as mindspore.numpy gives)
+            return out, float("nan")
+        return out, const(np.asarray((float(stop) - float(start)) / div, np.float32))
     a, b = to_float(start, "linspace"), to_float(stop, "linspace")
     if a.dtype != b.dtype:
         a, b = (F.cast(t, _dt.float64) if _dt.float64 in (a.dtype, b.dtype) else F.cast(t, _dt.float32) for t in (a, b))
@@ -210,7 +213,10 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """A geometric progression from ``start`` to ``stop`` (float32 by default)."""
     a, b = to_float(start, "geomspace"), to_float(stop, "geomspace")
-    out = _ops.exp(linspace(F.log(a), F.log(b), num, endpoint=endpoint, axis=axis))
+    # a progression of negative numbers is the negated progression of their magnitudes
+    sign = F.where(F.less(a, 0.0), F.add(F.zeros_like(a), -1.0), F.add(F.zeros_like(a), 1.0))
+    out = _ops.exp(linspace(F.log(F.abs(a)), F.log(F.abs(b)), num, endpoint=endpoint, axis=axis))
+    out = F.mul(out, sign)
     # the end points exactly, as NumPy gives them
     if a.ndim == 0 and b.ndim == 0 and num > 0:
         keep = np.ones(num, bool)
@@ -330,12 +336,15 @@ class _Grid:
     def __getitem__(self, key):
         grid = (np.ogrid if self.sparse else np.mgrid)[key]
         slices = key if isinstance(key, tuple) else (key,)
-        floats = any(isinstance(v, (builtins.float, builtins.complex))
-                     for s in slices for v in (s.start, s.stop, s.step))
-        dtype = np.float32 if floats else np.int32
-        if isinstance(grid, (list, tuple)):
-            return [const(np.asarray(g).astype(dtype)) for g in grid]
-        return const(np.asarray(grid).astype(dtype))
+
+        def dtype(group):
+            floats = any(isinstance(v, (builtins.float, builtins.complex)) for s in group
+                         for v in (s.start, s.stop, s.step))
+            return np.float32 if floats else np.int32
+
+        if isinstance(grid, (list, tuple)):        # open grids: each axis its own dtype
+            return [const(np.asarray(g).astype(dtype((s,)))) for g, s in zip(grid, slices)]
+        return const(np.asarray(grid).astype(dtype(slices)))
 
 
 mgrid = _Grid(False)

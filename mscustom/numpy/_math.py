@@ -133,9 +133,16 @@ def signbit(x, dtype=None):
 
 
 # ------------------------------------------------------------------ binary
-def _binary(name, fn, doc):
+def _no_bool(v):
+    """A bool tensor in arithmetic counts as int32 (``subtract(bools, 1)``)."""
+    return F.cast(v, _dt.int32) if isinstance(v, Tensor) and v.dtype == _dt.bool_ else v
+
+
+def _binary(name, fn, doc, arithmetic=True):
     def f(x1, x2, dtype=None):
         a, b = operands(x1, x2, name)
+        if arithmetic:
+            a, b = _no_bool(a), _no_bool(b)
         return _cast(fn(a, b), dtype)
     f.__name__ = name
     f.__doc__ = doc
@@ -152,9 +159,9 @@ floor_divide = _binary("floor_divide", _ops.floor_divide, "``floor(x1 / x2)``.")
 remainder = _binary("remainder", _ops.remainder, "``x1 - floor(x1 / x2) * x2``: the sign of ``x2``.")
 mod = remainder
 fmod = _binary("fmod", _ops.fmod, "The C remainder: the sign of ``x1``.")
-bitwise_and = _binary("bitwise_and", _ops.bitwise_and, "Bitwise AND of integers or bools.")
-bitwise_or = _binary("bitwise_or", _ops.bitwise_or, "Bitwise OR of integers or bools.")
-bitwise_xor = _binary("bitwise_xor", _ops.bitwise_xor, "Bitwise XOR of integers or bools.")
+bitwise_and = _binary("bitwise_and", _ops.bitwise_and, "Bitwise AND of integers or bools.", arithmetic=False)
+bitwise_or = _binary("bitwise_or", _ops.bitwise_or, "Bitwise OR of integers or bools.", arithmetic=False)
+bitwise_xor = _binary("bitwise_xor", _ops.bitwise_xor, "Bitwise XOR of integers or bools.", arithmetic=False)
 
 
 def _float_pair(x1, x2, name):

@@ -181,8 +181,11 @@ def histogram(a, bins=10, range=None, weights=None, density=False):  # noqa: A00
     float32 both. No gradient."""
     data = _host(a, "histogram").ravel()
     w = None if weights is None else _host(weights, "histogram").ravel()
-    hist, edges = np.histogram(data, _edges_arg(bins, "histogram"), range, density=density, weights=w)
-    return const(hist.astype(np.float32)), const(edges.astype(np.float32))
+    edges_in = _edges_arg(bins, "histogram")
+    hist, edges = np.histogram(data, edges_in, range, density=density, weights=w)
+    # given edges keep their dtype (a list of ints: int32), computed ones are float32
+    edge_dtype = to_tensor(bins).dtype.np_dtype if isinstance(edges_in, np.ndarray) else np.float32
+    return const(hist.astype(np.float32)), const(edges.astype(edge_dtype))
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
@@ -293,7 +296,7 @@ def polyder(p, m=1):
     for _ in builtins.range(m):
         n = p.shape[0] - 1
         if n <= 0:
-            return F.zeros_like(p[:1])
+            return p[:0]                # a constant's derivative: no coefficients, as NumPy gives
         p = F.mul(p[:n], const(np.arange(n, 0, -1).astype(p.dtype.np_dtype)))
     return p
 

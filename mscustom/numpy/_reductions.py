@@ -35,7 +35,7 @@ def sum(a, axis=None, dtype=None, keepdims=False, initial=None):  # noqa: A001 -
     out = F.sum(x, _axis(x, axis, "sum"), bool(keepdims))
     if initial is not None:
         out = F.add(out, initial)
-    return out
+    return out if dtype is None or out.dtype == dtype else F.cast(out, dtype)
 
 
 def mean(a, axis=None, keepdims=False, dtype=None):
