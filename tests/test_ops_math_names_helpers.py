@@ -222,3 +222,17 @@ def test_graph_only_helpers_and_decorators(capsys):
         def __init__(self, factor=2.0):
             pass
     assert Scale(3.0).attrs["factor"] == 3.0
+
+
+def test_tensordump(tmp_path):
+    # MindSpore 2.10 writes a_float32_0.npy for tensordump(".../a", x), b_float32_1.npy for ".../b.npy"
+    import numpy as np
+    from _ops_math_oracle import T
+    from mscustom import ops
+    x = T([[1.0, 2.0]])
+    assert ops.tensordump(str(tmp_path / "a"), x) is None
+    ops.tensordump(str(tmp_path / "b.npy"), x, "in")
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert len(names) == 2 and names[0].startswith("a_float32_") and names[1].startswith("b_float32_")
+    assert int(names[1][len("b_float32_"):-4]) == int(names[0][len("a_float32_"):-4]) + 1
+    np.testing.assert_array_equal(np.load(tmp_path / names[1]), [[1.0, 2.0]])

@@ -16,6 +16,10 @@ Example::
 """
 
 import functools
+import itertools
+import os
+
+import numpy as np
 
 from ... import dtype as _dt
 from ..._typing import get_py_obj_dtype
@@ -126,5 +130,27 @@ def op_info_register(op_info):
     return register
 
 
-__all__ = ["typeof", "isconstant", "print_", "mixed_precision_cast", "get_grad", "add_flags", "constexpr",
+_DUMPS = itertools.count()
+
+
+def tensordump(file_name, tensor, mode="out"):
+    """Save ``tensor`` as ``<file_name>_<dtype>_<n>.npy`` (``.npy`` dropped from ``file_name`` first; ``n``
+    counts the dumps of this process), as MindSpore names its dump files. ``mode`` ("out" or "in")
+    only matters for MindSpore's parallel graph mode."""
+    if not isinstance(file_name, str) or not file_name:
+        raise TypeError(f"op 'tensordump': file_name must be a non-empty str, got {file_name!r}")
+    if mode not in ("out", "in"):
+        raise ValueError(f"op 'tensordump': mode must be 'out' or 'in', got {mode!r}")
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"op 'tensordump': tensor must be a Tensor, got {type(tensor).__name__}")
+    base = file_name[:-4] if file_name.endswith(".npy") else file_name
+    arr = tensor.asnumpy()
+    path = f"{base}_{arr.dtype}_{next(_DUMPS)}.npy"
+    folder = os.path.dirname(path)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    np.save(path, arr)
+
+
+__all__ = ["tensordump", "typeof", "isconstant", "print_", "mixed_precision_cast", "get_grad", "add_flags", "constexpr",
            "prim_arg_register", "op_info_register"]
