@@ -59,6 +59,13 @@ def _pick_flat(x, index):
     return F.reshape(out, index.shape)
 
 
+def _refuse(x, name, dtypes):
+    """TypeError naming the op when ``x``'s dtype is one MindSpore's kernel refuses."""
+    if x.dtype.name in dtypes:
+        raise TypeError(f"op '{name}': input of dtype {x.dtype} is not supported (not {', '.join(dtypes)})")
+    return x
+
+
 def _placed(x, index, mask):
     """A tensor of ``index``'s shape holding ``x.reshape(-1)[index]`` where ``mask``, 0 elsewhere."""
     picked = _pick_flat(x, np.where(mask, index, 0))
@@ -76,7 +83,7 @@ def eye(n, m=None, dtype=None):
 def diag(input):  # noqa: A002 - MindSpore's names
     """A tensor of rank 2k with ``input`` (rank k >= 1) on its diagonal: ``out[i..., i...] = input[i...]``
     (a vector becomes a diagonal matrix)."""
-    x = tensor_arg(input, "diag")
+    x = _refuse(tensor_arg(input, "diag"), "diag", ("bool", "int8", "uint8"))
     if x.ndim == 0:
         raise ValueError("op 'diag': input must have rank >= 1, got a 0-d tensor")
     n = x.size
@@ -89,7 +96,7 @@ def diag(input):  # noqa: A002 - MindSpore's names
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
     """Matrices whose diagonal at ``offset`` (in the planes of the new axes ``dim1``, ``dim2``) holds the
     last axis of ``input``; everything else is 0."""
-    x = tensor_arg(input, "diag_embed")
+    x = _refuse(tensor_arg(input, "diag_embed"), "diag_embed", ("bool",))
     offset = _int(offset, "offset", "diag_embed")
     nd = x.ndim + 1
     d1, d2 = (_int(d, "dim", "diag_embed") for d in (dim1, dim2))
@@ -116,7 +123,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
 
 def diagflat(input, offset=0):  # noqa: A002
     """The flattened ``input`` on the diagonal ``offset`` of a square matrix."""
-    x = tensor_arg(input, "diagflat")
+    x = _refuse(tensor_arg(input, "diagflat"), "diagflat", ("bool", "int8", "uint8"))
     return diag_embed(F.reshape(x, (-1,)), _int(offset, "offset", "diagflat"))
 
 

@@ -152,7 +152,10 @@ def repeat_elements(x, rep, axis=0):
     """Each slice along ``axis`` repeated ``rep`` times in place (``repeat_interleave`` with an int)."""
     if isinstance(rep, bool) or not isinstance(rep, (int, np.integer)) or rep < 1:
         raise ValueError(f"op 'repeat_elements': rep must be an int >= 1, got {rep!r}")
-    return _o.repeat_interleave(tensor_arg(x, "repeat_elements"), int(rep), axis)
+    t = tensor_arg(x, "repeat_elements")
+    if t.dtype.name == "bool":
+        raise TypeError("op 'repeat_elements': input must be a number tensor, got bool")
+    return _o.repeat_interleave(t, int(rep), axis)
 
 
 # ================================================================== space <-> batch

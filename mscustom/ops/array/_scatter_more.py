@@ -146,6 +146,8 @@ def _axis_positions(x, axis, index, name):
 def _tensor_scatter(mode, name):
     def fn(input_x, indices, updates):
         x = tensor_arg(input_x, name)
+        if mode != "update" and x.dtype.name == "bool":
+            raise TypeError(f"op '{name}': input_x must be a number tensor, got bool")
         pos = _nd_positions(x, indices, name)
         return _scatter_flat(x, pos, _updates(updates, x, name, pos.shape), mode)
     fn.__name__ = name
@@ -269,6 +271,8 @@ def inplace_index_add(var, indices, updates, axis):
 def index_fill(x, axis, index, value):
     """A copy of ``x`` with the slices along ``axis`` at ``index`` set to ``value`` (a number or 0-d tensor)."""
     t = tensor_arg(x, "index_fill")
+    if t.dtype.name == "bool":
+        raise TypeError("op 'index_fill': x must be a number tensor, got bool")
     idx = _index(index, "index_fill", "index").reshape(-1)
     if isinstance(value, Tensor) and value.ndim != 0:
         raise ValueError(f"op 'index_fill': value must be a number or a 0-d tensor, got shape {list(value.shape)}")
@@ -302,6 +306,8 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):  # noqa: A002
     """A copy of ``input`` with its diagonal at ``offset`` of the axes ``dim1``, ``dim2`` replaced by ``src``
     (the diagonal as the last axis, as ``ops.diagonal`` returns it)."""
     x = tensor_arg(input, "diagonal_scatter")
+    if x.dtype.name == "bool":
+        raise TypeError("op 'diagonal_scatter': input must be a number tensor, got bool")
     d1, d2 = (_axis("diagonal_scatter", d, x.ndim) for d in (dim1, dim2))
     if d1 == d2:
         raise ValueError(f"op 'diagonal_scatter': dim1 and dim2 must differ, got {dim1} and {dim2}")
@@ -313,6 +319,8 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):  # noqa: A002
 def _segment(mode, name):
     def fn(x, segment_ids, num_segments):
         t = tensor_arg(x, name)
+        if t.dtype.name == "bool":
+            raise TypeError(f"op '{name}': x must be a number tensor, got bool")
         ids = _index(segment_ids, name, "segment_ids")
         n = int(num_segments.asnumpy()) if isinstance(num_segments, Tensor) else int(num_segments)
         if tuple(ids.shape) != tuple(t.shape[:ids.ndim]):

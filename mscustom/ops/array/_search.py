@@ -46,6 +46,8 @@ def unique(input):  # noqa: A002
     """The distinct elements in the order they first appear (1-D) and, for every element, the index of
     its value in that list (input's shape; int64 for an int64 input, int32 otherwise, as in MindSpore)."""
     x = tensor_arg(input, "unique")
+    if x.dtype.name == "bool":
+        raise TypeError("op 'unique': input must be a number tensor, got bool")
     flat = x.asnumpy().reshape(-1)
     _, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")        # sorted values -> order of first appearance
@@ -110,6 +112,8 @@ def bucketize(input, boundaries, *, right=False):  # noqa: A002
     """The bucket of every element among the sorted ``boundaries`` (a list of numbers): with ``right``
     False ``boundaries[i-1] < x <= boundaries[i]``, else ``boundaries[i-1] <= x < boundaries[i]``; int32."""
     x = tensor_arg(input, "bucketize")
+    if x.dtype.name not in ("int16", "int32", "int64", "float16", "float32", "float64"):
+        raise TypeError(f"op 'bucketize': input must be int16, int32, int64, float16, float32 or float64, got {x.dtype}")
     if not isinstance(boundaries, (list, tuple)):
         raise TypeError(f"op 'bucketize': boundaries must be a list of numbers, got {type(boundaries).__name__}")
     edges = np.asarray(boundaries, np.float64)
@@ -165,7 +169,10 @@ def bincount(input, weights=None, minlength=0):  # noqa: A002
 
 def msort(input):  # noqa: A002
     """``input`` sorted along axis 0 (ascending)."""
-    return _o.sort(tensor_arg(input, "msort"), 0)[0]
+    x = tensor_arg(input, "msort")
+    if x.dtype.name == "bool":
+        raise TypeError("op 'msort': input must be a number tensor, got bool")
+    return _o.sort(x, 0)[0]
 
 
 def population_count(input_x):

@@ -28,6 +28,7 @@ from ...tensor import Tensor
 from .._builtin import NOATTR, defop, same_shape, tensor_arg
 
 _NORMS = ("backward", "forward", "ortho")
+_INPUT_DTYPES = ("int16", "int32", "int64", "bfloat16", "float16", "float32", "float64", "complex64", "complex128")
 _DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 
@@ -221,8 +222,9 @@ def _norm(norm, name):
 
 def _input(input, name):
     x = tensor_arg(input, name)
-    if x._data.dtype == np.bool_:
-        raise TypeError(f"op '{name}': input must be an integer, float or complex tensor, got bool")
+    if x.dtype.name not in _INPUT_DTYPES:
+        raise TypeError(f"op '{name}': input must be int16, int32, int64, bfloat16, float16, float32, float64, "
+                        f"complex64 or complex128, got {x.dtype}")
     if x.ndim == 0:
         raise ValueError(f"op '{name}': input must have at least 1 dimension, got a 0-d tensor")
     return x
