@@ -42,6 +42,24 @@ def _ops():
     return sparse
 
 
+def _dense_operand(other, sparse, what):
+    """A number as a 0-d Tensor of the values' dtype; a Tensor as it is."""
+    if isinstance(other, Tensor):
+        return other
+    if isinstance(other, (int, float, np.number)) and not isinstance(other, bool):
+        return Tensor(np.array(other, sparse.values.asnumpy().dtype))
+    raise TypeError(f"{type(sparse).__name__} {what} {type(other).__name__} is not supported (a Tensor or a number)")
+
+
+def _at_coo(coo, other, name):
+    """``other`` (a Tensor broadcast to the dense shape, or a number) read at the COOTensor's indices."""
+    from .ops import broadcast_to, gather_nd
+    other = _dense_operand(other, coo, "*" if name == "mul" else "/")
+    if other.ndim == 0:
+        return other.astype(coo.values.dtype)
+    return gather_nd(broadcast_to(other.astype(coo.values.dtype), coo.shape), coo.indices)
+
+
 def _tensor_text(t):
     return repr(t).replace("\n", "\n ")
 
@@ -149,6 +167,27 @@ class COOTensor(_SparseBase):
         """The values cast to ``dtype``."""
         return COOTensor(self._indices, self._values.astype(dtype), self._shape)
 
+    # operators: with a COOTensor, a COOTensor (sum merged); with a dense Tensor, ``+``/``-`` give a dense
+    # Tensor, ``*``/``/`` a COOTensor of the stored entries (the dense operand read there)
+    def __neg__(self):
+        return _ops().coo_neg(self)
+
+    def __add__(self, other):
+        if isinstance(other, COOTensor):
+            return _ops().coo_add(self, other, 0)
+        return self.to_dense() + other
+
+    def __sub__(self, other):
+        if isinstance(other, COOTensor):
+            return _ops().coo_add(self, -other, 0)
+        return self.to_dense() - other
+
+    def __mul__(self, other):
+        return COOTensor(self._indices, self._values * _at_coo(self, other, "mul"), self._shape)
+
+    def __truediv__(self, other):
+        return COOTensor(self._indices, self._values / _at_coo(self, other, "div"), self._shape)
+
 
 class SparseTensor(COOTensor):
     """MindSpore's deprecated name for a COO tensor: ``SparseTensor(indices, values, shape)``."""
@@ -239,6 +278,29 @@ class CSRTensor(_SparseBase):
     def astype(self, dtype):
         """The values cast to ``dtype``."""
         return CSRTensor(self._indptr, self._indices, self._values.astype(dtype), self._shape)
+
+    # operators: with a CSRTensor (``+``, ``-``: csr_add), with a dense Tensor or a number (``*``, ``/``)
+    def __neg__(self):
+        return _ops().csr_neg(self)
+
+    def __add__(self, other):
+        return self._combine(other, 1, "+")
+
+    def __sub__(self, other):
+        return self._combine(other, -1, "-")
+
+    def _combine(self, other, sign, what):
+        if not isinstance(other, CSRTensor):
+            raise TypeError(f"CSRTensor {what} {type(other).__name__} is not supported (only CSRTensor {what} "
+                            "CSRTensor)")
+        one = Tensor(np.array(1, self._values.asnumpy().dtype))
+        return _ops().csr_add(self, other, one, one * sign)
+
+    def __mul__(self, other):
+        return _ops().csr_mul(self, _dense_operand(other, self, "*"))
+
+    def __truediv__(self, other):
+        return _ops().csr_div(self, _dense_operand(other, self, "/"))
 
 
 class RowTensor:

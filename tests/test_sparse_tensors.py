@@ -249,6 +249,25 @@ def test_coo_functions_and_conversions():
         ops.sparse_segment_mean(x, _t([2, 0, 1], np.int32), _t([1, 0, 0], np.int32))
 
 
+def test_operators():
+    # MindSpore 2.10: -, + and - of two sparse tensors, * and / by a dense Tensor; COO + / - dense is dense
+    coo = ms.COOTensor(_t([[0, 1], [1, 2]], np.int64), _t([1, -2]), (3, 4))
+    csr = ms.CSRTensor(_t([0, 1, 2, 2], np.int32), _t([1, 2], np.int32), _t([1, -2]), (3, 4))
+    d = _t(np.arange(12).reshape(3, 4))
+    for x, kind in ((coo, ms.COOTensor), (csr, ms.CSRTensor)):
+        for r, expected in ((-x, [-1, 2]), (x + x, [2, -4]), (x - x, [0, 0]), (x * d, [1, -12]),
+                            (x / (d + 1), [0.5, -0.2857142984867096]), (x * 2, [2, -4])):
+            assert type(r) is kind
+            _eq(r.values, expected)
+    _eq(coo + d, [[0, 2, 2, 3], [4, 5, 4, 7], [8, 9, 10, 11]])
+    _eq(coo - d, [[0, 0, -2, -3], [-4, -5, -8, -7], [-8, -9, -10, -11]])
+    with pytest.raises(TypeError):
+        csr + d
+    check_grad(lambda v: (ms.COOTensor(coo.indices, v, (3, 4)) * d).values
+               + (ms.CSRTensor(csr.indptr, csr.indices, v, (3, 4)) - ms.CSRTensor(csr.indptr, csr.indices, v * v,
+                                                                                 (3, 4))).values, _t([0.5, 2.0]))
+
+
 def test_sparse_gradients():
     rng = np.random.default_rng(0)
     vals = _t(rng.uniform(0.2, 0.8, 4))
