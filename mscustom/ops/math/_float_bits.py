@@ -21,7 +21,7 @@ from ..._core.registry import register_function
 from ...tensor import Tensor
 from .. import functional as F
 from .._builtin import broadcast_shape, defop, functional, no_grad, result_dtype, tensor_arg, unary
-from .._more_math_ops import isnan, logical_or, trunc
+from .elementwise_more import isnan, logical_or, trunc
 from ..array.creation import clamp
 from ._exp_log import exp2
 from ._rules import back_to, quiet, run
@@ -155,9 +155,10 @@ def sgn(input):  # noqa: A002
     """The sign of each element (-1, 0 or 1; ``x / |x|`` for complex tensors); not bool."""
     x = tensor_arg(input, "sgn")
     if x._data.dtype.kind == "c":
-        a = np.abs(x._data)
+        z = x.asnumpy()
+        a = np.abs(z)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return Tensor._wrap(np.where(a == 0, 0, x._data / np.where(a == 0, 1, a)).astype(x._data.dtype))
+            return Tensor._wrap(np.where(a == 0, 0, z / np.where(a == 0, 1, a)).astype(z.dtype))
     if x._data.dtype == np.bool_:
         raise TypeError("op 'sgn': input must be a number tensor, got Bool")
     return F.sign(x)
@@ -218,15 +219,13 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None):  # noqa: A002
     if x._data.dtype.kind != "f":
         raise TypeError(f"op 'nan_to_num': input must be a float tensor, got {x.dtype}")
     info = np.finfo(x._data.dtype)
-    fill = np.asarray(np.nan_to_num(np.array([np.nan, np.inf, -np.inf], x._data.dtype),
-                                    nan=0.0 if nan is None else nan,
-                                    posinf=info.max if posinf is None else posinf,
-                                    neginf=info.min if neginf is None else neginf))
-    arr = x._data
-    with np.errstate(invalid="ignore", over="ignore"):
-        repl = np.where(np.isnan(arr), fill[0], np.where(arr > 0, fill[1], fill[2])).astype(arr.dtype)
-    finite = Tensor._wrap(np.isfinite(arr))
-    return F.where(finite, x, Tensor._wrap(repl))
+    with np.errstate(over="ignore"):
+        fill = [Tensor._wrap(np.asarray(v, x._data.dtype)) for v in
+                (0.0 if nan is None else nan, info.max if posinf is None else posinf,
+                 info.min if neginf is None else neginf)]
+    out = F.where(isnan(x), fill[0], x)
+    out = F.where(isposinf(x), fill[1], out)
+    return F.where(isneginf(x), fill[2], out)
 
 
 def clip(input, min=None, max=None):  # noqa: A002

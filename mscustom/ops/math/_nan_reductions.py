@@ -19,6 +19,7 @@ from ..._core.registry import register_function
 from ...tensor import Tensor
 from .. import functional as F
 from .._builtin import normalize_axis, plain_axis, tensor_arg
+from .elementwise_more import isnan, logical_not
 
 
 def _float_input(x, name):
@@ -46,7 +47,7 @@ def nansum(input, axis=None, keepdims=False, *, dtype=None):  # noqa: A002 - Min
     if x._data.dtype == np.bool_:
         x = F.cast(x, _dt.int64)
     if x._data.dtype.kind == "f":
-        x = F.where(_const(np.isnan(x._data)), F.zeros_like(x), x)
+        x = F.where(isnan(x), F.zeros_like(x), x)
     return F.reduce_sum(x, _axes("nansum", axis, x.ndim), bool(keepdims))
 
 
@@ -60,11 +61,11 @@ def nanmean(input, axis=None, keepdims=False, *, dtype=None):  # noqa: A002
     ``dtype`` casts the result."""
     x = _float_input(input, "nanmean")
     axes = _axes("nanmean", axis, x.ndim)
-    nan = np.isnan(x._data)
-    count = (~nan).sum(axis=axes, keepdims=bool(keepdims)).astype(x._data.dtype)
-    total = F.reduce_sum(F.where(_const(nan), F.zeros_like(x), x), axes, bool(keepdims))
+    nan = isnan(x)
+    count = F.reduce_sum(F.cast(logical_not(nan), x.dtype), axes, bool(keepdims))
+    total = F.reduce_sum(F.where(nan, F.zeros_like(x), x), axes, bool(keepdims))
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = F.div(total, _const(count))
+        out = F.div(total, count)
     return out if dtype is None else F.cast(out, dtype)
 
 
@@ -98,7 +99,7 @@ def _median(input, axis, keepdims, name, skip_nan):  # noqa: A002
         return x, Tensor._wrap(np.zeros((), np.int64))
     (ax,) = normalize_axis(name, int(plain_axis(axis)), x.ndim)
     from .. import gather_elements      # mscustom.ops, loaded by the time a function runs
-    index = _median_index(x._data, ax, skip_nan)
+    index = _median_index(x.asnumpy(), ax, skip_nan)     # (asnumpy: a graph capture runs this eagerly)
     values = gather_elements(x, ax, _const(index))
     if not keepdims:
         values, index = F.squeeze(values, ax), np.squeeze(index, ax)

@@ -61,7 +61,7 @@ def _cumulative(input, axis, name, largest, index_dtype):  # noqa: A002
     ax = _axis(name, axis, x.ndim)
     if x.ndim == 0:
         return x, _const(np.zeros((), index_dtype))
-    index = _running_index(x._data, ax, largest)
+    index = _running_index(x.asnumpy(), ax, largest)      # (asnumpy: a graph capture runs this eagerly)
     return gather_elements(x, ax, _const(index)), _const(index.astype(index_dtype))
 
 
@@ -168,7 +168,7 @@ def vecdot(x, y, *, axis=-1):
     from .. import sum as sum_
     a, b = tensor_arg(x, "vecdot"), tensor_arg(y, "vecdot")
     if a._data.dtype.kind == "c":
-        a = Tensor._wrap(np.conj(a._data))
+        a = Tensor._wrap(np.conj(a.asnumpy()))
     prod = F.mul(a, b)
     return sum_(prod, _axis("vecdot", axis, prod.ndim))
 
