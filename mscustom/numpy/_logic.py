@@ -12,6 +12,7 @@ from .. import dtype as _dt
 from .. import ops as _ops
 from ..ops import functional as F
 from ..tensor import Tensor
+from . import _ufuncs as U
 from ._utils import const, is_scalar, operands, to_dtype, to_tensor
 
 __all__ = ["equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and",
@@ -122,8 +123,10 @@ def isin(element, test_elements, invert=False):
     """For each element of ``element``, whether it is in ``test_elements`` (``element``'s shape)."""
     e = to_tensor(element, name="isin")
     t = F.reshape(to_tensor(test_elements, name="isin"), (-1,))
-    hits = _ops.any(F.equal(F.expand_dims(e, -1), F.reshape(t, (1,) * e.ndim + (-1,))), -1) \
-        if t.shape[0] else F.broadcast_to(const(np.asarray(False)), tuple(e.shape))
+    if t.dtype != e.dtype:
+        common = _dt.from_numpy(np.result_type(e.dtype.np_dtype, t.dtype.np_dtype))
+        e, t = F.cast(e, common), F.cast(t, common)
+    hits = U.isin(e, t)
     return _ops.logical_not(hits) if invert else hits
 
 

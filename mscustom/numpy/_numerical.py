@@ -16,6 +16,7 @@ from .. import dtype as _dt
 from .. import ops as _ops
 from ..ops import functional as F
 from ..tensor import Tensor
+from . import _ufuncs as U
 from ._manipulation import _promoted, concatenate, searchsorted
 from ._utils import check_axis, const, is_scalar, to_float, to_tensor
 
@@ -118,15 +119,8 @@ def interp(x, xp, fp, left=None, right=None):
 
 
 def _conv_full(a, v):
-    """The full discrete convolution of 1-D ``a`` and ``v`` as a gather and a sum."""
-    n, m = a.shape[0], v.shape[0]
-    zeros = F.zeros_like(F.broadcast_to(a[:1], (m - 1,))) if m > 1 else None
-    padded = F.concat((zeros, a, zeros), 0) if zeros is not None else a
-    k = np.arange(n + m - 1)[:, None]
-    j = np.arange(m)[None, :]
-    windows = padded[k + (m - 1) - j]          # windows[k, j] = a[k - j]
-    out = F.sum(F.mul(windows, F.reshape(v, (1, m))), 1, False)
-    return out if out.dtype == a.dtype else F.cast(out, a.dtype)
+    """The full discrete convolution of 1-D ``a`` and ``v`` (one kernel pass, see ``_ufuncs``)."""
+    return U.convolve_full(a, v)
 
 
 def _mode_slice(full, n, m, mode, name):
@@ -223,12 +217,8 @@ def bincount(x, weights=None, minlength=0, length=None):
         if vals.size and vals.min() < 0:
             raise ValueError("op 'bincount': x must be non-negative")
         length = builtins.max(builtins.int(vals.max()) + 1 if vals.size else 0, builtins.int(minlength))
-    onehot = F.cast(F.equal(F.reshape(t, (-1, 1)), const(np.arange(length, dtype=t.dtype.np_dtype)[None, :])),
-                    _dt.float32)
-    if weights is None:
-        return F.sum(onehot, 0, False)
-    w = to_float(weights, "bincount")
-    return F.sum(F.mul(F.cast(onehot, w.dtype), F.reshape(w, (-1, 1))), 0, False)
+    w = F.ones_like(F.cast(t, _dt.float32)) if weights is None else to_float(weights, "bincount")
+    return U.bincount(t, w, length)
 
 
 def digitize(x, bins, right=False):

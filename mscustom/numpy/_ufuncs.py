@@ -99,6 +99,55 @@ def searchsorted(a, v, side):
     return call(_SEARCHSORTED, (a, v), {"side": side})
 
 
+# ------------------------------------------------------------------ 1-D convolution, counting, membership
+def _convolve_grad(ins, outs, g, a):
+    x, v = ins
+    if x._data.dtype.kind != "f":
+        return [None, None]
+    n, m = x.shape[0], v.shape[0]
+    gx = convolve_full(g[0], _ops.flip(v, (0,)))[m - 1:m - 1 + n]
+    gv = convolve_full(g[0], _ops.flip(x, (0,)))[n - 1:n - 1 + m]
+    return [gx, gv]
+
+
+_CONVOLVE = defop("mnp_convolve", 2,
+                  lambda a, i: np.convolve(i[0], i[1]).astype(np.result_type(i[0].dtype, i[1].dtype)),
+                  lambda a, s: (s, [[s[0][0] + s[1][0] - 1]]), lambda a, d: (d, [d[0]]), _convolve_grad,
+                  doc="the full discrete convolution of two 1-D tensors of one dtype", arg_names=("a", "v"))
+
+
+def convolve_full(a, v):
+    """The full convolution (length ``n + m - 1``) of two non-empty 1-D tensors of one dtype: one
+    O(n m) pass without the n x m intermediate; its gradient is two convolutions."""
+    return call(_CONVOLVE, (a, v), NOATTR)
+
+
+def _bincount_grad(ins, outs, g, a):
+    x, w = ins
+    return [None, F.getitem(g[0], (x,)) if w._data.dtype.kind == "f" else None]
+
+
+_BINCOUNT = defop("mnp_bincount", 2,
+                  lambda a, i: np.bincount(i[0], i[1], a["length"])[:a["length"]].astype(i[1].dtype),
+                  lambda a, s: (s, [[a["length"]]]), lambda a, d: (d, [d[1]]), _bincount_grad,
+                  doc="weighted counts of the values of a non-negative int tensor", arg_names=("x", "weights"))
+
+
+def bincount(x, weights, length):
+    """``weights`` summed per value of ``x`` into ``length`` bins (differentiable in ``weights``)."""
+    return call(_BINCOUNT, (x, weights), {"length": int(length)})
+
+
+_ISIN = defop("mnp_isin", 2, lambda a, i: np.isin(i[0], i[1]), lambda a, s: (s, [list(s[0])]),
+              lambda a, d: (d, [_dt.bool_]), no_grad, doc="whether each element is among the test elements",
+              arg_names=("element", "test_elements"))
+
+
+def isin(element, test_elements):
+    """Whether each element of ``element`` is in ``test_elements`` (bool, ``element``'s shape)."""
+    return call(_ISIN, (element, test_elements), NOATTR)
+
+
 gcd = _int_binary("gcd", np.gcd)
 lcm = _int_binary("lcm", np.lcm)
 
