@@ -29,3 +29,7 @@ __all__ += _misc_more.__all__
 from . import _boxes_grids
 from ._boxes_grids import *  # noqa: F401,F403,E402
 __all__ += _boxes_grids.__all__
+
+from . import _ctc
+from ._ctc import *  # noqa: F401,F403,E402
+__all__ += _ctc.__all__
