@@ -1,7 +1,8 @@
 """Window functions for spectral analysis: ``hann_window``, ``hamming_window``, ``blackman_window``,
 ``bartlett_window``, ``kaiser_window``.
 
-``periodic=True`` gives the window of length ``window_length + 1`` without its last point (for use
+The result is float32 unless ``dtype`` says otherwise (``hann_window`` and ``kaiser_window``: float64, as
+MindSpore 2.10 returns them). ``periodic=True`` gives the window of length ``window_length + 1`` without its last point (for use
 with an FFT); ``periodic=False`` the symmetric window. Values are computed in float64, then cast.
 
 Example::
@@ -30,11 +31,11 @@ def _length(window_length, name):
     return int(window_length)
 
 
-def _window(name, window_length, periodic, dtype, formula):
+def _window(name, window_length, periodic, dtype, formula, default=_dt.float32):
     n = _length(window_length, name)
     if not isinstance(periodic, (bool, np.bool_)):
         raise TypeError(f"op '{name}': periodic must be a bool, got {periodic!r}")
-    out_dtype = _dt.float32 if dtype is None else _dt.dtype_from_any(dtype)
+    out_dtype = default if dtype is None else _dt.dtype_from_any(dtype)
     if out_dtype.name not in _FLOATS:
         raise TypeError(f"op '{name}': dtype must be float16, float32 or float64, got {out_dtype}")
     if n <= 1:
@@ -53,8 +54,8 @@ def _cosine_sum(coeffs):
 
 
 def hann_window(window_length, periodic=True, *, dtype=None):
-    """``0.5 - 0.5 cos(2 pi k / (M - 1))``."""
-    return _window("hann_window", window_length, periodic, dtype, _cosine_sum((0.5, 0.5)))
+    """``0.5 - 0.5 cos(2 pi k / (M - 1))``; float64 unless ``dtype`` (MindSpore 2.10's default)."""
+    return _window("hann_window", window_length, periodic, dtype, _cosine_sum((0.5, 0.5)), _dt.float64)
 
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None):
@@ -74,10 +75,12 @@ def bartlett_window(window_length, periodic=True, *, dtype=None):
 
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None):
-    """``I0(beta sqrt(1 - (2k / (M - 1) - 1)^2)) / I0(beta)`` (I0: the modified Bessel function)."""
+    """``I0(beta sqrt(1 - (2k / (M - 1) - 1)^2)) / I0(beta)`` (I0: the modified Bessel function); float64
+    unless ``dtype`` (MindSpore 2.10's default)."""
     b = float(beta)
     return _window("kaiser_window", window_length, periodic, dtype,
-                   lambda k, m: np.i0(b * np.sqrt(np.clip(1 - (2 * k / (m - 1) - 1) ** 2, 0, None))) / np.i0(b))
+                   lambda k, m: np.i0(b * np.sqrt(np.clip(1 - (2 * k / (m - 1) - 1) ** 2, 0, None))) / np.i0(b),
+                   _dt.float64)
 
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window"]
