@@ -369,6 +369,124 @@ def _H(self):
     return _mH(self)
 
 
+# ------------------------------------------------------------------ more Tensor-only forms
+def sum_to_size(self, *size):
+    """self summed down to ``size`` (to which self's shape broadcasts): the broadcast axes are summed."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    size = _size(tuple(size), "sum_to_size")
+    shape = tuple(self.shape)
+    try:
+        fits = np.broadcast_shapes(size, shape) == shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"Tensor.sum_to_size: size {size} is not expandable to the tensor's shape {shape}")
+    lead = len(shape) - len(size)
+    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1)
+    out = ops.sum(self, axes, True) if axes else self
+    return ops.reshape(out, size)
+
+
+def resize(self, *new_shape):
+    """A tensor of ``new_shape`` holding self's elements in row-major order, cut or padded with zeros."""
+    if len(new_shape) == 1 and isinstance(new_shape[0], (tuple, list)):
+        new_shape = tuple(new_shape[0])
+    shape = _size(tuple(new_shape), "resize")
+    flat = self._data.reshape(-1)
+    n = int(np.prod(shape, dtype=np.int64))
+    out = np.zeros(n, self._data.dtype)
+    out[:min(n, flat.size)] = flat[:n]
+    return Tensor(out.reshape(shape))
+
+
+def itemset(self, *args):
+    """``itemset(value)`` (a one-element tensor) or ``itemset(index, value)``: write one element in
+    place (``index`` an int into the flattened tensor, or a tuple of ints); returns self."""
+    if len(args) == 1:
+        if self._data.size != 1:
+            raise ValueError("Tensor.itemset: only a one-element tensor takes a value alone")
+        index, value = (0,) * self.ndim, args[0]
+    elif len(args) == 2:
+        index, value = args
+        if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+            index = np.unravel_index(int(index), self._data.shape)
+        index = tuple(int(i) for i in index)
+    else:
+        raise TypeError(f"Tensor.itemset: expected (value) or (index, value), got {len(args)} arguments")
+    self[index] = value
+    return self
+
+
+def ptp(self, axis=None, keepdims=False):
+    """The range ``max - min`` along ``axis`` (all elements when None)."""
+    return ops.sub(self.max(axis=axis, keepdims=keepdims), self.min(axis=axis, keepdims=keepdims))
+
+
+def inv(self):
+    """The elementwise reciprocal ``1 / self``."""
+    return ops.reciprocal(self)
+
+
+def move_to(self, to, blocking=True):
+    """A copy of self on device ``to``, which must be the current device target ("CPU")."""
+    target = _device(self)
+    if to != target:
+        raise RuntimeError(f"The value of arg 'to' of method 'move_to' should be same with device target, "
+                           f"bug got to:{to}, device target: {target}")
+    return Tensor(self._data.copy())
+
+
+def is_pinned(self):
+    """Whether the memory is page-locked host memory: no."""
+    return False
+
+
+def is_shared(self):
+    """Whether the memory is shared between processes: no."""
+    return False
+
+
+def _random_like(self, name, draw):
+    values = np.asarray(draw(tuple(self.shape)))
+    return Tensor(values.astype(self._data.dtype if self._data.dtype.kind == "f" else np.float32))
+
+
+def log_normal(self, mean=1.0, std=2.0):
+    """A new tensor shaped like self of ``exp(N(mean, std^2))`` draws."""
+    return _random_like(self, "log_normal", lambda s: _rng(None).lognormal(mean, std, s))
+
+
+def cauchy(self, median=0.0, sigma=1.0):
+    """A new tensor shaped like self of Cauchy(median, sigma) draws."""
+    return _random_like(self, "cauchy", lambda s: median + sigma * _rng(None).standard_cauchy(s))
+
+
+def uniform(self, from_=0.0, to=1.0, generator=None):
+    """A new tensor shaped like self of uniform draws from [from_, to)."""
+    return _random_like(self, "uniform", lambda s: _rng(generator).uniform(from_, to, s))
+
+
+def bernoulli(self, *, generator=None):
+    """A new tensor of 0/1 draws, 1 with the probability each element of self gives."""
+    p = self._data
+    if np.any(p < 0) or np.any(p > 1):
+        raise ValueError("Tensor.bernoulli: the probabilities must be in [0, 1]")
+    return Tensor((_rng(generator).random(p.shape) < p).astype(p.dtype))
+
+
+def _data_prop(self):
+    return self
+
+
+def _false(self):
+    return False
+
+
+def _none(self):
+    return None
+
+
 # ------------------------------------------------------------------ binding
 _METHODS = {
     "add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "remainder_": remainder_, "floor_divide_": floor_divide_,
@@ -379,10 +497,12 @@ _METHODS = {
     "new_empty": new_empty, "double": double, "half": half, "long": long, "short": short, "byte": byte,
     "bfloat16": bfloat16, "type": type_, "type_as": type_as, "stride": stride, "storage_offset": storage_offset,
     "is_contiguous": is_contiguous, "is_signed": is_signed, "ndimension": ndimension, "data_ptr": data_ptr,
-    "reshape_as": reshape_as,
+    "reshape_as": reshape_as, "sum_to_size": sum_to_size, "resize": resize, "itemset": itemset, "ptp": ptp,
+    "inv": inv, "move_to": move_to, "is_pinned": is_pinned, "is_shared": is_shared, "log_normal": log_normal,
+    "cauchy": cauchy, "uniform": uniform, "bernoulli": bernoulli,
 }
 _PROPERTIES = {"itemsize": _itemsize, "nbytes": _nbytes, "strides": _strides, "device": _device, "mT": _mT,
-               "mH": _mH, "H": _H}
+               "mH": _mH, "H": _H, "has_init": _false, "init_flag": _false, "init": _none, "data": _data_prop}
 
 
 def install():

@@ -136,3 +136,23 @@ def test_random_fills():
     assert np.array_equal(Tensor(np.zeros(4, np.float32)).uniform_(generator=g).asnumpy(), a)
     with pytest.raises(ValueError):
         Tensor(np.zeros(2, np.float32)).normal_(0.0, -1.0)
+
+
+def test_more_tensor_only_forms():
+    x = X()
+    assert x.has_init is False and x.init is None and x.init_flag is False and x.data is x
+    assert x.itemset((0, 1), 9.0) is x and x.asnumpy().tolist() == [[1, 9, 3], [4, 5, -6]]
+    assert X().sum_to_size((1, 3)).asnumpy().tolist() == [[5, 3, -3]]
+    assert X().sum_to_size(3).asnumpy().tolist() == [5, 3, -3]
+    assert X().sum_to_size(2, 1).asnumpy().tolist() == [[2], [3]]
+    assert ms.grad(lambda t: t.sum_to_size((1, 3)).sum())(X()).asnumpy().tolist() == [[1] * 3] * 2
+    assert X().resize(3, 3).asnumpy().tolist() == [[1, -2, 3], [4, 5, -6], [0, 0, 0]]
+    assert X().resize((1, 2)).asnumpy().tolist() == [[1, -2]]
+    assert X().is_pinned() is False and X().is_shared() is False
+    assert X().move_to("CPU").asnumpy().tolist() == X().asnumpy().tolist()
+    with pytest.raises(RuntimeError, match="device target"):
+        X().move_to("Ascend")
+    assert X().ptp(axis=1).asnumpy().tolist() == [5, 11] and float(X().ptp().asnumpy()) == 11.0
+    np.testing.assert_allclose(X().inv().asnumpy(), [[1, -0.5, 0.33333343], [0.25, 0.2, -0.16666667]], rtol=1e-6)
+    assert X().log_normal().shape == (2, 3) and X().cauchy().dtype == ms.float32 and X().uniform().shape == (2, 3)
+    assert Tensor(np.array([0.0, 1.0], np.float32)).bernoulli().asnumpy().tolist() == [0.0, 1.0]
