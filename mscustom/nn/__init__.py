@@ -109,3 +109,6 @@ __all__ += ["RNNCell", "GRUCell", "LSTMCell"]
 from . import layers_more as _layers_more
 from .layers_more import *  # noqa: F401,F403
 __all__ += _layers_more.__all__
+from . import pooling_more as _pooling_more
+from .pooling_more import *  # noqa: F401,F403
+__all__ += _pooling_more.__all__
