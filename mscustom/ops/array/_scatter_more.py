@@ -72,6 +72,13 @@ _UFUNC = {"add": np.add, "sub": np.add, "mul": np.multiply, "div": np.multiply, 
           "min": np.minimum}
 
 
+def _last_writer(pos, n):
+    """For each of ``n`` flat positions, the index of the last update written there (-1: none)."""
+    src = np.full(n, -1, np.int64)
+    np.maximum.at(src, pos, np.arange(pos.size, dtype=np.int64))
+    return src
+
+
 def _scatter_flat(x, pos, upd, mode):
     """``x`` with the elements of ``upd`` combined into the flat positions ``pos`` (an int array of
     ``upd``'s shape) by ``mode``: update (last wins), add, sub, mul, div, max or min."""
@@ -81,7 +88,9 @@ def _scatter_flat(x, pos, upd, mode):
         out = x.asnumpy().copy().reshape(-1)
         vals = upd.asnumpy().reshape(-1)
         if mode == "update":
-            out[pos] = vals
+            src = _last_writer(pos, n)
+            hit = src >= 0
+            out[hit] = vals[src[hit]]
         elif mode == "div":
             den = np.ones_like(out)
             np.multiply.at(den, pos, vals)
@@ -92,8 +101,7 @@ def _scatter_flat(x, pos, upd, mode):
         return _const(out.reshape(x.shape))
     flat_x, flat_u = F.reshape(x, (-1,)), F.reshape(upd, (-1,))
     if mode == "update":
-        src = np.full(n, -1, np.int64)
-        src[pos] = np.arange(pos.size)
+        src = _last_writer(pos, n)
         hit = src >= 0
         picked = _o.gather(flat_u, _const(np.where(hit, src, 0)), 0)
         out = F.where(_const(hit), picked, flat_x)
