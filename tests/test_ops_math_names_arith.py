@@ -207,3 +207,16 @@ def test_method_forms_and_rounding():
     assert T([1.0, 2.0]).addcdiv(T([3.0, 4.0]), T([2.0, 8.0]), value=2).asnumpy().tolist() == [4.0, 3.0]
     r = ops.divide(T([1, -7], "int32"), 2, rounding_mode="floor")
     assert r.asnumpy().tolist() == [0, -4] and str(r.dtype) == "Int32"
+
+
+def test_keywords_and_gradients():
+    from _ops_math_oracle import T
+    from mscustom import ops
+    from mscustom.testing import check_grad
+    assert T([1.0, 2.0]).multiply(value=T([3.0])).asnumpy().tolist() == [3.0, 6.0]      # Tensor.multiply(value)
+    assert T([2.0]).float_power(other=3).asnumpy().tolist() == [8.0]                      # Tensor.float_power(other)
+    check_grad(lambda a: ops.view_as(a, T([[0.0, 0.0], [0.0, 0.0]])) * T([[1.0, 2.0], [3.0, 4.0]]),
+               T([1.0, -2.0, 3.0, 0.5]))
+    check_grad(lambda a: ops.identity(a) * a, T([1.0, -2.0]))
+    check_grad(lambda a: ops.deepcopy(a) * a, T([1.0, -2.0]))
+    check_grad(lambda a: ops.diff_ext(a, 2, 0, T([1.0])) * T([1.0, 2.0, 3.0]), T([1.0, -2.0, 4.0, 0.5]))

@@ -53,6 +53,11 @@ def multiply(input, other):  # noqa: A002
     return F.mul(input, other)
 
 
+def tensor_multiply(input, value):  # noqa: A002
+    """``Tensor.multiply(value)``: ``input * value``."""
+    return F.mul(input, value)
+
+
 def divide(input, other, *, rounding_mode=None):  # noqa: A002
     """``input / other`` (float32 for integers), or rounded: ``rounding_mode`` "floor" or "trunc"."""
     return _div(input, other, rounding_mode=rounding_mode)
@@ -177,12 +182,13 @@ tensor_exp = exp
 tensor_expm1 = expm1
 tensor_ge, tensor_gt, tensor_le, tensor_lt = ge, gt, le, lt
 
-_METHODS = ["absolute", "negative", "positive", "subtract", "multiply", "divide", "true_divide", "eq", "ne",
+_METHODS = ["absolute", "negative", "positive", "subtract", "divide", "true_divide", "eq", "ne",
             "gt", "ge", "lt", "le", "addcdiv", "addcmul", "t", "view_as"]
-__all__ = _METHODS + ["floordiv", "floormod", "tensor_add", "tensor_sub", "tensor_mul", "tensor_div",
+__all__ = _METHODS + ["multiply", "floordiv", "floormod", "tensor_add", "tensor_sub", "tensor_mul", "tensor_div",
                       "tensor_floordiv", "tensor_mod", "tensor_pow", "tensor_exp", "tensor_expm1", "tensor_ge",
                       "tensor_gt", "tensor_le", "tensor_lt", "tensor_muls", "pows", "eps", "identity"]
 
 for _name in _METHODS:
     register_function(_name, globals()[_name], method=True)
 del _name
+register_function("tensor_multiply", tensor_multiply, method="multiply")

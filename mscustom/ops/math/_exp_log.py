@@ -140,9 +140,15 @@ def float_power(input, exponent):  # noqa: A002
 
 float_power_ext = float_power
 
+
+def tensor_float_power(input, other):  # noqa: A002
+    """``Tensor.float_power(other)``: ``input ** other`` in float64."""
+    return float_power(input, other)
+
 __all__ = ["exp2", "log10", "logaddexp", "logaddexp2", "xdivy", "xlogy", "logit", "float_power",
            "float_power_ext"]
 
-for _name in ["log10", "logaddexp", "logaddexp2", "xdivy", "xlogy", "logit", "float_power"]:
+for _name in ["log10", "logaddexp", "logaddexp2", "xdivy", "xlogy", "logit"]:
     register_function(_name, globals()[_name], method=True)
 del _name
+register_function("tensor_float_power", tensor_float_power, method="float_power")
