@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from . import dtype as _dt
-from . import ops
+from ._core.functions import functions as _fn   # the published functional ops (the ops layer imports this module)
 from .autograd import _run, _check_weights, _fn_name, grad as _grad
 from .tensor import Tensor
 
@@ -116,12 +116,13 @@ def _jvp_values(fn, inputs, tangents, has_aux, outputs):
         pg, _ = _vjp_call(fn, inputs, positions, (), has_aux, us[0] if single else us)
         total = None
         for g, v in zip(pg, tangents):
-            term = ops.sum(ops.mul(g, ops.cast(v, g.dtype)))
-            total = term if total is None else ops.add(total, term)
+            term = _fn.sum(_fn.mul(g, _fn.cast(v, g.dtype)))
+            total = term if total is None else _fn.add(total, term)
         return total
 
     u0 = tuple(_zeros(o) for o in outs)
-    jv = _grad(contracted, grad_position=tuple(range(len(outs))))(*u0)
+    # the plain gradient function (not its graph-mode wrapper: a new closure per call would compile each time)
+    jv = _grad(contracted, grad_position=tuple(range(len(outs)))).__wrapped__(*u0)
     return jv[0] if single else tuple(jv)
 
 
@@ -213,7 +214,7 @@ def jacrev(fn, grad_position=0, has_aux=False):
             block = []
             for p, r in zip(positions, rows):
                 shape = tuple(o.shape) + tuple(args[p].shape)
-                block.append(ops.reshape(ops.stack(r, 0), shape) if r else
+                block.append(_fn.reshape(_fn.stack(r, 0), shape) if r else
                              Tensor._wrap(np.zeros(shape, args[p]._data.dtype)))
             blocks.append(block)
         return _shape_jacobian(blocks, multi, single_pos, aux, has_aux)
@@ -250,7 +251,7 @@ def jacfwd(fn, grad_position=0, has_aux=False):
             block = []
             for p, c in zip(positions, per_pos):
                 shape = tuple(o.shape) + tuple(args[p].shape)
-                block.append(ops.reshape(ops.stack(c, -1), shape) if c else
+                block.append(_fn.reshape(_fn.stack(c, -1), shape) if c else
                              Tensor._wrap(np.zeros(shape, o._data.dtype)))
             blocks.append(block)
         return _shape_jacobian(blocks, multi, single_pos, aux, has_aux)
@@ -271,9 +272,9 @@ def _taylor_derivatives(op, fn, primals, series_list, order):
         for x, s in zip(primals, series_list):
             acc, power = x, None
             for k in range(s.shape[0]):
-                power = t if power is None else ops.mul(power, t)
-                coef = ops.cast(ops.mul(s[k], 1.0 / math.factorial(k + 1)), x.dtype)
-                acc = ops.add(acc, ops.mul(coef, ops.cast(power, x.dtype)))
+                power = t if power is None else _fn.mul(power, t)
+                coef = _fn.cast(_fn.mul(s[k], 1.0 / math.factorial(k + 1)), x.dtype)
+                acc = _fn.add(acc, _fn.mul(coef, _fn.cast(power, x.dtype)))
             xs.append(acc)
         out = fn(*xs)
         _check_tensor(op, out, "the function's output")
@@ -313,7 +314,7 @@ def jet(fn, primals, series):
     args, single = _inputs_tuple("jet", primals, "primals")
     ser = _series("jet", args, series, single)
     out, derivs = _taylor_derivatives("jet", fn, args, ser, int(ser[0].shape[0]))
-    return out, ops.stack(derivs, 0)
+    return out, _fn.stack(derivs, 0)
 
 
 def derivative(fn, primals, order):
@@ -363,7 +364,7 @@ def _slice_tree(arg, axis, i):
         return type(arg)(_slice_tree(a, ax, i) for a, ax in zip(arg, axes))
     if axis is None:
         return arg
-    return ops.moveaxis(arg, axis, 0)[i] if axis % arg.ndim else arg[i]
+    return _fn.moveaxis(arg, axis, 0)[i] if axis % arg.ndim else arg[i]
 
 
 def _stack_tree(results, axes, where="out_axes"):
@@ -384,7 +385,7 @@ def _stack_tree(results, axes, where="out_axes"):
     rank = vals[0].ndim + 1
     if not -rank <= axes < rank:
         raise ValueError(f"op 'vmap': {where} = {axes} is out of range for an output of rank {rank}")
-    return ops.stack(vals, axes % rank)
+    return _fn.stack(vals, axes % rank)
 
 
 def vmap(fn, in_axes=0, out_axes=0):

@@ -191,3 +191,19 @@ def test_integer_inputs_refused():
         with pytest.raises(TypeError, match="floating-point"):
             call()
     assert ops.jacrev(lambda a: a * 2)(Tensor(np.array([1.0, 2.0]))).dtype == ms.float64
+
+
+def test_transforms_in_graph_mode():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        _, jv = ops.jvp(ops.sin, T(X), T(V))
+        close(jv, COS)
+        close(ops.derivative(ops.sin, T(X), 2)[1], [-SIN[0], -SIN[1]])
+        close(ops.jacfwd(lambda a: a * a)(T(X)), [[2, 0], [0, 4]])
+
+        @ms.jit
+        def f(a):
+            return ops.jvp(ops.sin, a, T(V))[1]
+        close(f(T(X)), COS)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
