@@ -1,7 +1,7 @@
 """The ``Tensor`` methods of the array functions of this package: ``x.narrow(...)`` is ``ops.narrow(x, ...)``
 where MindSpore 2.10's method takes the function's arguments, and a small method form where it does not
-(``Tensor.select(dim, index)`` picks a slice, ``Tensor.searchsorted`` answers int32, ``Tensor.scatter_max``
-is the functional ``tensor_scatter_max`` ...).
+(``Tensor.select(dim, index)`` picks a slice, ``Tensor.searchsorted`` answers int32, ``Tensor.scatter_add``
+is the functional ``tensor_scatter_add`` ...).
 
 Example::
 
@@ -79,8 +79,10 @@ FORMS = {
     "tensor_index_select": "index_select", "tensor_index_add": "index_add", "tensor_expand": "expand",
     "tensor_searchsorted": "searchsorted", "tensor_reverse_sequence": "reverse_sequence", "tensor_select": "select",
 }
-# MindSpore's Tensor.scatter_{mul,div,max,min}(indices, updates) are the functional tensor_scatter_* ops
-SCATTER_METHODS = {"tensor_scatter_mul": "scatter_mul", "tensor_scatter_div": "scatter_div",
+# MindSpore's Tensor.scatter_{add,sub,mul,div,max,min}(indices, updates) are the functional tensor_scatter_*
+# ops (Tensor.scatter_add's other form, (dim, index, src), has no CPU kernel in MindSpore 2.10)
+SCATTER_METHODS = {"tensor_scatter_add": "scatter_add", "tensor_scatter_sub": "scatter_sub",
+                   "tensor_scatter_mul": "scatter_mul", "tensor_scatter_div": "scatter_div",
                    "tensor_scatter_max": "scatter_max", "tensor_scatter_min": "scatter_min"}
 
 
