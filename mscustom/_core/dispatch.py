@@ -30,6 +30,7 @@ from .. import dtype as _dt
 from ..tensor import PlaceholderError, Tensor, as_tensor, is_placeholder, placeholder_message
 from . import fastcall as _fastcall
 from .kernel import Signature, convert_layout, permute_shape, select_kernel
+from .opdef import all_opdefs, install_call
 from .tape import STATE as _STATE, on_tape as _on_tape, record as _record
 from .tape import Node as _Node, compiled_tape as _compiled_tape
 
@@ -560,7 +561,6 @@ def _direct_path(op, plan):
 
 def clear_plans():
     """Forget every op's cached plans (the device target changed)."""
-    from .opdef import all_opdefs
     for op in all_opdefs():
         op.plans.clear()
 
@@ -571,6 +571,9 @@ _context.on_change(clear_plans)
 def call_converting(op, args, attrs):
     """``call`` for public op objects: arrays and Python scalars become Tensors first."""
     return call(op, convert_args(op, args), attrs)
+
+
+install_call(call_converting)    # OpDef.__call__ runs through it (the op layer below this one never imports it)
 
 
 def convert_args(op, args, name=None):

@@ -31,6 +31,12 @@ from .fastcall import PlanCache
 from .kernel import KernelEntry
 
 _ALL = weakref.WeakSet()
+_CALL = [None]      # the dispatcher's call_converting: the dispatcher imports this module and installs it
+
+
+def install_call(call_converting):
+    """Make ``OpDef.__call__`` run ``call_converting(op, args, attrs)`` (called once by ``_core.dispatch``)."""
+    _CALL[0] = call_converting
 
 
 def all_opdefs():
@@ -121,8 +127,7 @@ class OpDef:
 
     # ------------------------------------------------------------ calling
     def __call__(self, *args, **attrs):
-        from .dispatch import call_converting
-        return call_converting(self, args, attrs)
+        return _CALL[0](self, args, attrs)
 
     def __repr__(self):
         return f"OpDef({self.name!r}, inputs={self.num_inputs}, outputs={self.num_outputs})"

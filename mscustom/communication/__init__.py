@@ -138,4 +138,6 @@ def get_group_rank_from_world_rank(world_rank_id, group):
     return g.ranks.index(world_rank_id)
 
 
-from . import comm_func  # noqa: E402  (needs the names above)
+from .._lazy import lazy_attrs as _lazy_attrs  # noqa: E402
+# the functional forms (all_reduce, broadcast ...), built on the names above: imported on first use
+__getattr__, __dir__ = _lazy_attrs(__name__, globals(), {"comm_func": ".comm_func"})

@@ -14,6 +14,7 @@ Example::
 """
 
 from . import config, transforms, vision
+from . import ops as _ops  # noqa: F401  (registers the pipeline stages: batch, shuffle, map ...)
 from .engine import Dataset
 from .sources import GeneratorDataset, NumpySlicesDataset
 

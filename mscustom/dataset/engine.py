@@ -37,6 +37,14 @@ def _column_list(value, what, who):
     raise TypeError(f"{who}: {what} must be a column name or a non-empty list of names, got {value!r}")
 
 
+_STAGES = {}    # pipeline stage name -> Dataset subclass; dataset/ops.py registers them (it imports this module)
+
+
+def register_stage(name, cls):
+    """Make ``Dataset.<name>(...)`` build ``cls(self, ...)`` (used by ``dataset/ops.py``)."""
+    _STAGES[name] = cls
+
+
 class Dataset:
     """Base of every pipeline node: its columns, its size, its operations and its iterators."""
 
@@ -78,34 +86,28 @@ class Dataset:
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, **kwargs):
         """Stack ``batch_size`` consecutive rows per column; the last, smaller batch is kept unless
         ``drop_remainder``."""
-        from .ops import BatchDataset
-        return BatchDataset(self, batch_size, drop_remainder, **kwargs)
+        return _STAGES["batch"](self, batch_size, drop_remainder, **kwargs)
 
     def shuffle(self, buffer_size):
         """Shuffle through a buffer of ``buffer_size`` rows (> 1); the whole set when it is at least that big."""
-        from .ops import ShuffleDataset
-        return ShuffleDataset(self, buffer_size)
+        return _STAGES["shuffle"](self, buffer_size)
 
     def map(self, operations, input_columns=None, output_columns=None, num_parallel_workers=None,
             python_multiprocessing=False, **kwargs):
         """Apply ``operations`` (a callable or a list, in order) to ``input_columns`` (default: the first)."""
-        from .ops import MapDataset
-        return MapDataset(self, operations, input_columns, output_columns)
+        return _STAGES["map"](self, operations, input_columns, output_columns)
 
     def repeat(self, count=None):
         """Replay the data ``count`` times (None or -1: without end)."""
-        from .ops import RepeatDataset
-        return RepeatDataset(self, count)
+        return _STAGES["repeat"](self, count)
 
     def take(self, count=-1):
         """The first ``count`` rows (-1: all)."""
-        from .ops import TakeDataset
-        return TakeDataset(self, count)
+        return _STAGES["take"](self, count)
 
     def skip(self, count):
         """All rows after the first ``count``."""
-        from .ops import SkipDataset
-        return SkipDataset(self, count)
+        return _STAGES["skip"](self, count)
 
     # ------------------------------------------------------------------ iterators
     def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False, do_copy=True):

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from .engine import Dataset, _column_list, _positive_int, rng_for
+from .engine import Dataset, _column_list, _positive_int, register_stage, rng_for
 
 __all__ = ["BatchDataset", "ShuffleDataset", "MapDataset", "RepeatDataset", "TakeDataset", "SkipDataset"]
 
@@ -202,3 +202,9 @@ class SkipDataset(Dataset):
         for k, row in enumerate(self.children[0]._rows(epoch)):
             if k >= self.count:
                 yield row
+
+
+for _name, _cls in (("batch", BatchDataset), ("shuffle", ShuffleDataset), ("map", MapDataset),
+                    ("repeat", RepeatDataset), ("take", TakeDataset), ("skip", SkipDataset)):
+    register_stage(_name, _cls)
+del _name, _cls

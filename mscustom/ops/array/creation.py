@@ -23,6 +23,7 @@ from ..._core.dispatch import call
 from ...tensor import Tensor
 from .. import functional as F
 from .._builtin import defop, is_float, normalize_axis, plain_axis, tensor_arg
+from .sort_gather import gather_batched
 
 
 def _rng():
@@ -185,7 +186,6 @@ def gather(input_params, input_indices, axis, batch_dims=0):
     each batch entry gathers on its own (``params.shape[:axis] + indices.shape[b:] + ...``).
     """
     if batch_dims != 0:
-        from .shape_more import gather_batched
         return gather_batched(input_params, input_indices, axis, batch_dims)
     x, idx = tensor_arg(input_params, "gather"), tensor_arg(input_indices, "gather")
     if isinstance(axis, Tensor):

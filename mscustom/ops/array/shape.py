@@ -14,7 +14,7 @@ from ... import dtype as _dt
 from ..._core import primitives as _prim
 from ..._core.dispatch import call
 from ...tensor import Tensor
-from .. import functional as F
+from ..._core.functions import functions as F  # the published functional ops, looked up at call time
 from .._builtin import (NOATTR, broadcast_shape, defop, functional, insert_axis, is_float, no_grad,
                        normalize_axis, pair_named, promote_types, result_dtype, same_type,
                        tensor_arg, unary)

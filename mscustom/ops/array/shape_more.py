@@ -21,6 +21,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from .._builtin import (NOATTR, defop, insert_axis, is_float, same_type, tensor_arg)
 from .._op_args import axis1 as _axis1, int_arg as _int_arg
+from .creation import clamp, gather, split
 from .pad_resize import *  # noqa: F401,F403
 from .pad_resize import pad_mode_op, resize_bilinear, resize_nearest_neighbor  # noqa: F401
 from ..math.scan import *  # noqa: F401,F403
@@ -91,7 +92,6 @@ def chunk(input, chunks, axis=0):  # noqa: A002 - MindSpore's names
     ax = _axis1("chunk", axis, x.ndim)
     n = x.shape[ax]
     size = _bi.max(-(-n // chunks), 1)
-    from .creation import split
     return split(x, size, ax)
 
 
@@ -141,8 +141,7 @@ from ..math import scan as _scan  # noqa: E402
 
 __all__ += _scan.__all__ + sort_gather.__all__ + pad_resize.__all__
 
-from .creation import clamp, gather, split  # noqa: E402  (what Tensor.clamp / gather / split call)
-
+# what Tensor.clamp / gather / split call
 for _fn in (clamp, gather, split):
     register_function(_fn.__name__, _fn)
 del _fn

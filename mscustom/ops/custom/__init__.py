@@ -10,6 +10,7 @@ Example::
     sq = Custom(lambda x: x * x, out_shape=lambda x: x, out_dtype=lambda x: x, func_type="pyfunc")
 """
 
+from . import _registered  # noqa: F401  (the built-in kernel kinds, registered by name; loaded on first use)
 from .custom import Custom, custom_op_report, custom_op_usage
 from .kind import get_kind, kinds, register_kind
 from .reginfo import CustomRegOp, DataType, custom_info_register, parse_reg_info

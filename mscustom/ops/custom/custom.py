@@ -42,11 +42,10 @@ from ...tensor import Tensor
 from . import _arity, _dynshape, _outputs, _pin, _validate, report
 from ._common import DYNAMIC_KEY as _DYNAMIC
 from . import _common
-from . import _registered  # noqa: F401  (the built-in kernel kinds)
 from . import bprop as _bprop
 from . import select as _select
 from ._marshal import Marshal
-from .kind import make_entry
+from .kind import get_kind, make_entry
 from .reginfo import parse_reg_info
 from .rules import OutputRule, is_dtype, is_shape
 from .report import KernelStat, OpKernelStat, custom_op_report, custom_op_usage
@@ -73,9 +72,16 @@ def _dynamic_groups(op_name, args):
     return out, tuple(groups)
 
 
+def _kind_hook(func_type, name):
+    """The optional hook ``name`` of the registered kind ``func_type`` (the hybrid kinds' plugins), or None."""
+    kind = get_kind(func_type)
+    hook = getattr(kind, "extension", None)
+    return hook(name) if hook is not None else getattr(kind, name, None)
+
+
 def _ir_builder(func):
-    from .hybrid.irbuilder import is_ir_builder
-    return is_ir_builder(func)
+    is_ir_builder = _kind_hook("akg", "is_ir_builder")
+    return is_ir_builder is not None and is_ir_builder(func)
 
 
 def _probe_dtype(a):
@@ -133,7 +139,7 @@ class Custom:
                                 f"(a shape/dtype or a callable), got out_shape={out_shape!r}, "
                                 f"out_dtype={out_dtype!r}")
         elif func_type in ("hybrid", "akg"):
-            from .hybrid.hook import complete       # outputs and bprop derived from the DSL kernel
+            complete = _kind_hook("hybrid", "complete")     # outputs and bprop derived from the DSL kernel
             func, out_shape, out_dtype, bprop = complete(func, self.name, out_shape, out_dtype, bprop)
         _validate.check_options(kind, func_type, options, self.name)
         self.func_type = func_type

@@ -185,6 +185,10 @@ class LazyKind:
     def make_entry(self, func, **kwargs):
         return make_entry(self.loaded(), func, **kwargs)
 
+    def extension(self, name):
+        """The loaded kind's optional hook ``name`` (``complete``, ``is_ir_builder`` ...), or None."""
+        return getattr(self.loaded(), name, None)
+
     def arity(self, func, attr_specs, n_out, pending):
         of_kind = getattr(self.loaded(), "arity", None)
         return of_kind(func, attr_specs, n_out, pending) if of_kind is not None else None

@@ -11,7 +11,7 @@ from ... import dtype as _dt
 from ..._core.dispatch import PROFILER as _PROFILER, TIMING as _TIMING, call, wrap_unrecorded
 from ..._core.tape import STATE as _STATE
 from ...tensor import Tensor
-from .. import functional as F
+from ..._core.functions import functions as F  # the published functional ops, looked up at call time
 from .._builtin import (NOATTR, functional, broadcast_shape, compare_type, defop, float_only, is_float, no_grad,
                        numeric_only, numeric_promote, pair_named, promote_types, result_dtype,
                        same_shape, unary)

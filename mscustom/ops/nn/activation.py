@@ -10,7 +10,8 @@ import numpy as np
 from ... import dtype as _dt
 from ..._core.dispatch import call
 from ...tensor import Tensor
-from .. import _graph_loops, functional as F
+from ..._core.functions import functions as F  # the published functional ops, looked up at call time
+from .. import _graph_loops
 from .._builtin import (NOATTR, axis_attr, defop, float_only, functional, insert_axis, no_grad, normalize_axis,
                        numeric_only, result_dtype, same_shape, same_type, tensor_arg, unary)
 from ..math.elementwise import add as _add, matmul as _matmul, matmul_t as _matmul_t

@@ -21,7 +21,7 @@ import inspect
 import textwrap
 from dataclasses import dataclass, field
 
-from .dsl import BINARY, BUFFERS, CASTS, KEYWORDS, LOOPS, UNARY
+from .runtime import BINARY, BUFFERS, CASTS, KEYWORDS, LOOPS, UNARY
 
 __all__ = ["analyse", "analyse_source", "KernelInfo", "HybridSyntaxError"]
 

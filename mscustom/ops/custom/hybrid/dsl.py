@@ -23,65 +23,16 @@ Example::
 """
 
 import functools
-import itertools
 import json
-import math
 import types
 
 import numpy as np
 
+from .check import analyse
+from .runtime import BINARY, BUFFERS, CASTS, KEYWORDS, LOOPS, RUNTIME, SCOPES, UNARY  # noqa: F401  (the DSL's names)
+
 __all__ = ["kernel", "ms_kernel", "HybridFunction", "RUNTIME", "LOOPS", "BUFFERS", "UNARY", "BINARY",
-           "CASTS", "is_hybrid", "unwrap"]
-
-
-def _buffer(shape, dtype="float32", scope="global"):
-    """``allocate``/``output_tensor`` at run time: a zero-filled array (as MindSpore's Python run)."""
-    del scope
-    if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
-    return np.zeros(tuple(int(s) for s in shape), dtype=np.dtype(dtype))
-
-
-def _grid(extents):
-    """Every index tuple of ``extents`` in row-major order."""
-    return itertools.product(*(range(int(e)) for e in extents))
-
-
-def _rsqrt(x):
-    return np.ones_like(x) / np.sqrt(x)
-
-
-def _erf(x):
-    return math.erf(x) if np.ndim(x) == 0 else np.vectorize(math.erf)(x)
-
-
-class _Scope:
-    """``with attr(...)`` / ``with block_realize(...)``: scheduling hints, no effect when run."""
-
-    def __call__(self, *args, **kwargs):
-        return self
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-BUFFERS = {"allocate": _buffer, "output_tensor": _buffer}
-LOOPS = {"range": range, "serial": range, "vectorize": range, "parallel": range, "reduce": range,
-         "grid": _grid}
-SCOPES = {"attr": _Scope(), "block_realize": _Scope()}
-CASTS = {name: getattr(np, name) for name in ("float16", "float32", "float64", "int8", "int16", "int32",
-                                              "int64", "uint8", "uint16", "uint32", "uint64")}
-UNARY = {"sqrt": np.sqrt, "rsqrt": _rsqrt, "exp": np.exp, "log": np.log, "sin": np.sin, "cos": np.cos,
-         "tanh": np.tanh, "abs": np.abs, "sign": np.sign, "floor": np.floor, "ceil": np.ceil,
-         "trunc": np.trunc, "round": np.round, "erf": _erf, "isnan": np.isnan, "isinf": np.isinf,
-         "isfinite": np.isfinite, "atan": np.arctan, "expm1": np.expm1, **CASTS}
-BINARY = {"power": np.power, "atan2": np.arctan2, "ceil_div": lambda a, b: (a + b - 1) // b,
-          "max": max, "min": min}
-RUNTIME = {**BUFFERS, **LOOPS, **SCOPES, **UNARY, **BINARY}
-KEYWORDS = set(RUNTIME) | {"len", "kernel", "ms_kernel"}
+           "CASTS", "is_hybrid", "unwrap", "as_hybrid"]
 
 
 class HybridFunction:
@@ -106,7 +57,6 @@ class HybridFunction:
     def info(self):
         """The parsed and checked kernel (``check.KernelInfo``), made on first use."""
         if self._info is None:
-            from .check import analyse
             self._info = analyse(self.func)
         return self._info
 
@@ -178,3 +128,19 @@ def unwrap(func):
     if isinstance(func, HybridFunction):
         return func.func, func.compile_attrs
     return func, "{}"
+
+def as_hybrid(func, op_name):
+    """``func`` as a checked ``HybridFunction`` (undecorated DSL functions are accepted, as for 'akg')."""
+    if not is_hybrid(func):
+        if not callable(func) or not hasattr(func, "__code__"):
+            raise TypeError(f"op '{op_name}': a hybrid kernel must be a Python function written in the hybrid "
+                            f"DSL (decorated with ops.kernel), got {type(func).__name__}")
+        func = HybridFunction(func)
+    try:
+        func.info                   # the static checks run now, at construction
+    except (TypeError, ValueError, SyntaxError) as exc:
+        if str(exc).startswith("op '"):
+            raise
+        raise type(exc)(f"op '{op_name}': {exc}; expected a kernel written in the hybrid DSL "
+                        f"(see docs/hybrid.md)") from exc
+    return func

@@ -4,7 +4,7 @@
 ``HybridFunction`` and the three rules, each left as the user gave it when
 given. The derived ``out_shape``/``out_dtype`` evaluate the ``output_tensor``
 declarations symbolically (see ``shapes``); the derived bprop is the
-reverse-mode gradient kernel of ``grad``.
+reverse-mode gradient kernel of ``grad_bprop``.
 
 Example::
 
@@ -12,7 +12,8 @@ Example::
 """
 
 from .... import dtype as _dt
-from .kind import as_hybrid
+from .dsl import as_hybrid
+from .grad_bprop import make_bprop
 from .scalars import is_scalar_value
 from .shapes import tensor_meta
 
@@ -93,6 +94,5 @@ def complete(func, op_name, out_shape, out_dtype, bprop):
     if out_dtype is None:
         out_dtype = dtype_rule
     if bprop is None:
-        from .grad import make_bprop
         bprop = make_bprop(func, op_name)       # (*args, attrs=None): the kind's arity() counts arguments
     return func, out_shape, out_dtype, bprop

@@ -594,6 +594,8 @@ class AkgKind:
     default_targets = ("CPU", "GPU")
     allocates = False
 
+    is_ir_builder = staticmethod(is_ir_builder)     # Custom asks before completing a DSL kernel
+
     def __init__(self):
         self.name = "akg"
         self._hybrid = _kind_base()("akg")

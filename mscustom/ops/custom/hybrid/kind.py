@@ -25,7 +25,8 @@ from ...._core.kernel import KernelEntry, Signature
 from .. import _common
 from .codegen import compute_dtype, cpu_source, gpu_stages
 from .compile import cpu_function, load_module, numba_array_types
-from .dsl import HybridFunction, is_hybrid
+from .dsl import as_hybrid, is_hybrid
+from .hook import complete
 from .scalars import call_template, check_scalar_use, numba_scalar_type, scalar_args
 from .shapes import tensor_meta
 
@@ -36,22 +37,6 @@ _TIMING = _dispatch.TIMING
 _MAX_THREADS = 256
 _MAX_RUNNERS = 1024         # bound runners kept per kernel (one per shape signature and scalar types)
 
-
-def as_hybrid(func, op_name):
-    """``func`` as a checked ``HybridFunction`` (undecorated DSL functions are accepted, as for 'akg')."""
-    if not is_hybrid(func):
-        if not callable(func) or not hasattr(func, "__code__"):
-            raise TypeError(f"op '{op_name}': a hybrid kernel must be a Python function written in the hybrid "
-                            f"DSL (decorated with ops.kernel), got {type(func).__name__}")
-        func = HybridFunction(func)
-    try:
-        func.info                   # the static checks run now, at construction
-    except (TypeError, ValueError, SyntaxError) as exc:
-        if str(exc).startswith("op '"):
-            raise
-        raise type(exc)(f"op '{op_name}': {exc}; expected a kernel written in the hybrid DSL "
-                        f"(see docs/hybrid.md)") from exc
-    return func
 
 
 class HybridKind:
@@ -66,6 +51,11 @@ class HybridKind:
 
     def check(self, func, op_name, options):
         return as_hybrid(func, op_name)
+
+    @staticmethod
+    def complete(func, op_name, out_shape, out_dtype, bprop):
+        """What ``ops.Custom`` fills in for a DSL kernel (``hook.complete``): checked kernel, rules, bprop."""
+        return complete(func, op_name, out_shape, out_dtype, bprop)
 
     def arity(self, func, attr_specs, n_out, pending):
         """Call arguments: the kernel's parameters but those its reg-info attributes fill (free ones may

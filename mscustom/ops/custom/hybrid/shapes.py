@@ -17,7 +17,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .dsl import BINARY, UNARY
+from .runtime import BINARY, UNARY
 
 __all__ = ["Meta", "tensor_meta", "output_meta", "evaluate"]
 
