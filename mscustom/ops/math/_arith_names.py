@@ -172,13 +172,25 @@ def view_as(input, other):  # noqa: A002
     return F.reshape(tensor_arg(input, "view_as"), tuple(tensor_arg(other, "view_as").shape))
 
 
-tensor_add = _add
+def tensor_add(input, other):  # noqa: A002
+    """``input + other`` (MindSpore's ``Add``)."""
+    return _add(input, other)
+
+
+def tensor_mul(input, other):  # noqa: A002
+    """``input * other`` (MindSpore's ``Mul``)."""
+    return _mul(input, other)
+
+
+def tensor_exp(input):  # noqa: A002
+    """``e ** input`` (MindSpore's ``Exp``)."""
+    return exp(input)
+
+
 tensor_sub = _sub
-tensor_mul = _mul
 tensor_floordiv = floordiv
 tensor_mod = floormod
 tensor_pow = pows
-tensor_exp = exp
 tensor_expm1 = expm1
 tensor_ge, tensor_gt, tensor_le, tensor_lt = ge, gt, le, lt
 

@@ -84,6 +84,11 @@ sinc = _functional(_SINC, "``sin(pi * x) / (pi * x)`` elementwise (1 at 0); inte
                    "float32.", arg_names=("input",))
 
 
+def arcsin(x):
+    """``ops.asin`` under NumPy's name: the elementwise arc sine (float tensors)."""
+    return asin(x)
+
+
 def arctan2(input, other):  # noqa: A002 - MindSpore's names
     """``ops.atan2`` under NumPy's name: ``arctan(input / other)`` in the right quadrant."""
     return atan2(input, other)
@@ -92,7 +97,7 @@ def arctan2(input, other):  # noqa: A002 - MindSpore's names
 __all__ = ["acos", "arccos", "asin", "arcsin", "atan", "arctan", "acosh", "arccosh", "asinh", "arcsinh",
            "atanh", "arctanh", "cosh", "sinh", "arctan2", "hypot", "deg2rad", "rad2deg", "sinc"]
 
-arccos, arcsin, arctan, arccosh, arcsinh, arctanh = acos, asin, atan, acosh, asinh, atanh
+arccos, arctan, arccosh, arcsinh, arctanh = acos, atan, acosh, asinh, atanh
 
 for _name in __all__:
     register_function(_name, globals()[_name], method=True)
