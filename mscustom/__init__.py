@@ -104,3 +104,7 @@ __getattr__.targets.update({name: ".train.callback_more:" + name for name in (
     "LambdaCallback", "LearningRateScheduler", "ReduceLROnPlateau")})
 __getattr__.targets["DatasetHelper"] = ".train.dataset_helper:DatasetHelper"
 from . import _tensor_methods_more  # noqa: E402,F401  (Tensor.new_zeros, .add_, .mT ...: binds onto Tensor)
+__getattr__.targets["BackupAndRestore"] = ".train.callback_more:BackupAndRestore"
+__getattr__.targets.update({name: "._top_metrics:" + name for name in (   # MindSpore's metrics, where defined
+    "ConfusionMatrixMetric", "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance",
+    "OcclusionSensitivity")})

@@ -1,5 +1,7 @@
 """ms.LambdaCallback, LearningRateScheduler, ReduceLROnPlateau and DatasetHelper (values from MindSpore 2.10 CPU)."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -61,3 +63,28 @@ def test_dataset_helper():
         ms.DatasetHelper(data, dataset_sink_mode=1)
     with pytest.raises(RuntimeError):                    # no device queue (MindSpore CPU raises too)
         ms.DatasetHelper(data)
+
+
+def test_backup_and_restore(tmp_path):
+    def make():
+        net = nn.Dense(2, 1, weight_init="zeros", bias_init="zeros")
+        return net, ms.Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9))
+
+    class Interrupt(ms.Callback):
+        def on_train_epoch_end(self, run_context):
+            if run_context.original_args().cur_epoch_num == 2:
+                raise KeyboardInterrupt
+
+    net, model = make()
+    with pytest.raises(KeyboardInterrupt):
+        model.train(3, ds.NumpySlicesDataset({"x": X, "y": Y}, shuffle=False).batch(2),
+                    callbacks=[ms.BackupAndRestore(str(tmp_path)), Interrupt()])
+    assert os.listdir(tmp_path) == ["backup.ckpt"]
+    np.testing.assert_allclose(net.weight.asnumpy(), [[0.1098831295967102, 0.16857659816741943]], rtol=1e-6)
+    net2, model2 = make()           # resumes from the backup (weights and momentum), then deletes it
+    model2.train(1, ds.NumpySlicesDataset({"x": X, "y": Y}, shuffle=False).batch(2),
+                 callbacks=[ms.BackupAndRestore(str(tmp_path))])
+    assert os.listdir(tmp_path) == []
+    np.testing.assert_allclose(net2.weight.asnumpy(), [[0.2269495725631714, 0.3261333703994751]], rtol=1e-6)
+    with pytest.raises(ValueError):
+        ms.BackupAndRestore(str(tmp_path), save_freq=0)

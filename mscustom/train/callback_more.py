@@ -1,5 +1,5 @@
-"""More of MindSpore's training callbacks: ``LambdaCallback``, ``LearningRateScheduler`` and
-``ReduceLROnPlateau``.
+"""More of MindSpore's training callbacks: ``LambdaCallback``, ``LearningRateScheduler``,
+``ReduceLROnPlateau`` and ``BackupAndRestore``.
 
 Example::
 
@@ -8,13 +8,14 @@ Example::
 """
 
 import math
+import os
 
 import numpy as np
 
 from ..tensor import Tensor
 from .callback import Callback
 
-__all__ = ["LambdaCallback", "LearningRateScheduler", "ReduceLROnPlateau"]
+__all__ = ["LambdaCallback", "LearningRateScheduler", "ReduceLROnPlateau", "BackupAndRestore"]
 
 _HOOKS = ("on_train_epoch_begin", "on_train_epoch_end", "on_train_step_begin", "on_train_step_end",
           "on_train_begin", "on_train_end", "on_eval_epoch_begin", "on_eval_epoch_end", "on_eval_step_begin",
@@ -153,3 +154,42 @@ class ReduceLROnPlateau(Callback):
                               f"to {new_lr}.")
                 self.cooldown_counter = self.cooldown
                 self.wait = 0
+
+
+class BackupAndRestore(Callback):
+    """Back the training network (parameters and optimizer state) up to ``backup_dir/backup.ckpt``
+    every ``save_freq`` epochs ("epoch": every epoch), restore it at the start of training when the
+    file exists (a run that was interrupted resumes from it), and delete it at the end of training
+    when ``delete_checkpoint``."""
+
+    def __init__(self, backup_dir, save_freq="epoch", delete_checkpoint=True):
+        super().__init__()
+        if not isinstance(backup_dir, str) or not backup_dir:
+            raise TypeError(f"BackupAndRestore: backup_dir must be a non-empty str, got {backup_dir!r}")
+        os.makedirs(backup_dir, exist_ok=True)
+        self.backup_file = os.path.join(os.path.realpath(backup_dir), "backup.ckpt")
+        if save_freq == "epoch":
+            self.save_freq = 1
+        elif isinstance(save_freq, bool) or not isinstance(save_freq, int) or save_freq <= 0:
+            raise ValueError(f"BackupAndRestore: save_freq must be 'epoch' or a positive int, got {save_freq!r}")
+        else:
+            self.save_freq = save_freq
+        if not isinstance(delete_checkpoint, bool):
+            raise TypeError(f"BackupAndRestore: delete_checkpoint must be a bool, got "
+                            f"{type(delete_checkpoint).__name__}")
+        self.delete_checkpoint = delete_checkpoint
+
+    def on_train_begin(self, run_context):
+        if os.path.exists(self.backup_file):
+            from .serialization import load_checkpoint
+            load_checkpoint(self.backup_file, net=run_context.original_args().train_network)
+
+    def on_train_epoch_end(self, run_context):
+        cb_params = run_context.original_args()
+        if cb_params.cur_epoch_num % self.save_freq == 0:
+            from .serialization import save_checkpoint
+            save_checkpoint(cb_params.train_network, self.backup_file)
+
+    def on_train_end(self, run_context):
+        if self.delete_checkpoint and os.path.exists(self.backup_file):
+            os.remove(self.backup_file)
