@@ -268,6 +268,20 @@ def test_operators():
                                                                                  (3, 4))).values, _t([0.5, 2.0]))
 
 
+def test_sparse_gradients_match_mindspore():
+    ip, ci, v = _t([0, 2, 2, 3], np.int32), _t([1, 3, 0], np.int32), _t([1, 2, 3])
+    mk = lambda v: ms.CSRTensor(ip, ci, v, (3, 4))  # noqa: E731
+    w = _t(np.arange(12).reshape(3, 4))
+    gv, gd = ms.grad(lambda v, d: ops.csr_mv(mk(v), d).sum(), grad_position=(0, 1))(v, _t([[1], [2], [3], [4]]))
+    _eq(gv, [2, 4, 1])
+    _eq(gd, [[3], [1], [0], [2]])
+    _eq(ms.grad(lambda v: (mk(v).to_dense() * w).sum())(v), [1, 3, 8])
+    _eq(ms.grad(lambda v: (ms.COOTensor(_t([[0, 1], [2, 3]], np.int64), v, (3, 4)).to_dense() * w).sum())(
+        _t([1, 2])), [1, 11])
+    _eq(ms.grad(lambda v: mk(v).sum(1).sum())(v), [1, 1, 1])
+    _eq(ms.grad(lambda v: ops.csr_mul(mk(v), _t([[1], [2], [3]])).values.sum())(v), [1, 1, 3])
+
+
 def test_sparse_gradients():
     rng = np.random.default_rng(0)
     vals = _t(rng.uniform(0.2, 0.8, 4))
