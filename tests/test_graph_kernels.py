@@ -198,8 +198,8 @@ def test_dense_relu_and_relu_grad_sum_chains_are_bit_identical_to_the_separate_k
     chain({}, [dy, hx], outs)
     for got, want in zip(outs, (g, db)):
         _same_values(got, want)
-    from mscustom.ops import _graph_loops
-    assert _graph_loops._LOOPS, "the Numba loops were not used"
+    from mscustom.ops.graph_mode import loops as graph_loops
+    assert graph_loops._LOOPS, "the Numba loops were not used"
 
 
 @pytest.mark.parametrize("case", ["float16", "3-d", "small", "strided"])
@@ -306,9 +306,9 @@ def test_chain_call_lists_match_the_chained_kernels_where_they_apply(dtype, shap
 @pytest.mark.parametrize("shape", [(64, 40), (3, 5), (2, 30, 20)])
 def test_eager_relu_relu_grad_and_dense_give_numpys_values_on_every_path(dtype, shape):
     """relu against a cached array of zeros, relu_grad and dense's bias add as Numba loops: NumPy's values."""
-    from mscustom.ops import _graph_loops
-    _graph_loops.get()                                  # the loops are loaded: eager kernels take them
-    assert _graph_loops.ready()
+    from mscustom.ops.graph_mode import loops as graph_loops
+    graph_loops.get()                                  # the loops are loaded: eager kernels take them
+    assert graph_loops.ready()
     rng = np.random.default_rng(24)
     relu, relu_grad, dense = (get_op(n).attrs["FComputeAlloc<cpu>"] for n in ("relu", "relu_grad", "dense"))
     x, dy = _specials(shape, dtype, rng), _specials(shape, dtype, rng)

@@ -27,7 +27,7 @@ from .array import setitem as _setitem  # noqa: F401,E402  (x[index] = value as 
 from .array.creation import (arange, argmax, argmin, cat, clamp, clip_by_value, full, gather, ones, split,
                           standard_normal, uniform, zeros)
 
-from . import _graph_kernels
+from .graph_mode import kernels as _graph_kernels  # noqa: E402
 
 _graph_kernels.install()        # ufunc / write-into / view kernels that graph-mode replays use
 from .nn.pool import adaptive_max_pool2d

@@ -1,7 +1,7 @@
 """The built-in kernels' Numba loops, loaded in a background thread (a fast first step).
 
 Some built-in kernels have a one-pass Numba loop beside their NumPy form
-(``_graph_loops``: a Dense layer's bias add and ReLU, relu's gradient and the
+(``graph_mode/loops``: a Dense layer's bias add and ReLU, relu's gradient and the
 bias gradient; ``nn/optim/_one_pass``: plain SGD's update; ``comm/loops``: the
 shared-memory all-reduce's sum) giving exactly the
 NumPy form's values. Importing Numba and loading those loops from its disk

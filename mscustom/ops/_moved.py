@@ -47,6 +47,9 @@ MOVED = {
     "_bmm_ops": "linalg.bmm",
     "_comm_ops": "comm.collective",
     "_comm_loops": "comm.loops",
+    "_graph_kernels": "graph_mode.kernels",
+    "_graph_loops": "graph_mode.loops",
+    "_fusion_exprs": "graph_mode.fusion_exprs",
 }
 
 

@@ -11,7 +11,7 @@ from ... import dtype as _dt
 from ..._core.dispatch import call
 from ...tensor import Tensor
 from ..._core.functions import functions as F  # the published functional ops, looked up at call time
-from .. import _graph_loops
+from ..graph_mode import loops as _loops
 from .._builtin import (NOATTR, axis_attr, defop, float_only, functional, insert_axis, no_grad, normalize_axis,
                        numeric_only, result_dtype, same_shape, same_type, tensor_arg, unary)
 from ..math.elementwise import add as _add, matmul as _matmul, matmul_t as _matmul_t
@@ -38,7 +38,7 @@ def relu_zero(shape, dtype):
     size = 1
     for n in shape:
         size *= n
-    if not _ZEROS_SIZES[0] <= size <= _ZEROS_SIZES[1] or dtype not in _graph_loops.FLOATS:
+    if not _ZEROS_SIZES[0] <= size <= _ZEROS_SIZES[1] or dtype not in _loops.FLOATS:
         return 0
     key = (shape, dtype)
     z = _ZEROS.get(key)
@@ -59,10 +59,10 @@ def _relu_compute(attrs, ins):
 def _relu_grad_compute(attrs, ins):
     """``dy * (x > 0)``; one Numba pass instead of two NumPy ones where the loops are loaded."""
     dy, x = ins
-    if dy.size >= _graph_loops.MIN_SIZE and dy.shape == x.shape and _graph_loops.fits(dy, x) \
-            and _graph_loops.ready():
+    if dy.size >= _loops.MIN_SIZE and dy.shape == x.shape and _loops.fits(dy, x) \
+            and _loops.ready():
         o = np.empty(dy.shape, dy.dtype)
-        _graph_loops.get()[3](dy.reshape(-1), x.reshape(-1), o.reshape(-1), dy.dtype.type(0))
+        _loops.get()[3](dy.reshape(-1), x.reshape(-1), o.reshape(-1), dy.dtype.type(0))
         return o
     return np.multiply(dy, x > 0)
 
@@ -226,8 +226,8 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
 def _dense_compute(attrs, ins):
     x, w, b = ins
     y = np.matmul(x, w.T)
-    if _graph_loops.rows_fit(y, b) and _graph_loops.ready():
-        _graph_loops.get()[0](y, b)     # y += b in one pass (NumPy's broadcast add goes row by row)
+    if _loops.rows_fit(y, b) and _loops.ready():
+        _loops.get()[0](y, b)     # y += b in one pass (NumPy's broadcast add goes row by row)
     else:
         y += b
     return y

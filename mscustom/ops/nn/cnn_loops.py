@@ -35,7 +35,7 @@ Compiled on first use and kept in Numba's disk cache.
 
 import numpy as np
 
-from .._graph_loops import FLOATS, fits  # noqa: F401  (the loops' dtypes and operand check, shared)
+from ..graph_mode.loops import FLOATS, fits  # noqa: F401  (the loops' dtypes and operand check, shared)
 
 __all__ = ["get", "fits"]
 

@@ -472,7 +472,7 @@ _BACKPROP_FILTER = defop("conv2d_backprop_filter", 2, _backprop_filter_compute, 
 # NCHW, then one broadcast add per channel; the gradient adds the bias's, the output gradient summed
 # over (N, H, W) (what ``add``'s gradient of the former ``y + bias.reshape(1, -1, 1, 1)`` gave).
 # Graph replays run it into their buffers and, followed by ReLU, as one kernel: the products,
-# then the bias add and the ReLU in one Numba pass (``_graph_kernels``).
+# then the bias add and the ReLU in one Numba pass (``graph_mode/kernels.py``).
 def _add_bias(y, b):
     y += b.reshape(-1, 1, 1)
 

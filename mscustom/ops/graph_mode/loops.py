@@ -13,7 +13,7 @@ loops here do that work in one pass each:
   (relu's gradient followed by the bias gradient of the Dense before it);
 - ``relu_grad(dy, x, o)``: ``o = dy * (x > 0)`` over 1-D (raveled) arrays.
 
-Graph replays use them from ``_graph_kernels.py``, eager kernels (``dense``,
+Graph replays use them from ``kernels.py``, eager kernels (``dense``,
 ``relu_grad``) too, once they are loaded (``ready()``): the first call that
 fits one starts loading them in a background thread (``_loop_loader.py``)
 and NumPy serves until then, so no step waits for Numba's import, and a small
@@ -36,7 +36,7 @@ compiles a new specialisation for an unexpected layout.
 
 import numpy as np
 
-from . import _loop_loader
+from .. import _loop_loader
 
 __all__ = ["get", "fits", "rows_fit", "rows_never", "ready", "MIN_SIZE", "FLOATS"]
 

@@ -21,8 +21,8 @@ replay (``_core/replay.py``) can do better when it owns the output memory:
   with this one as ``fn(attrs, inputs + consumer's other inputs, outputs +
   consumer's outputs)``. A Dense layer and the ReLU after it, and relu's
   gradient and the bias gradient summing it, each become one pass over
-  memory this way (Numba loops, ``_graph_loops.py``); so do a convolution's
-  bias add and the ReLU after it (``conv2d_bias``, ``_cnn_loops.py``).
+  memory this way (Numba loops, ``loops.py``); so do a convolution's
+  bias add and the ReLU after it (``conv2d_bias``, ``nn/cnn_loops.py``).
 
 Convolution, its input gradient, max pooling (both outputs) and its gradient
 write into the replay's buffers with the eager kernels' Numba loops.
@@ -36,11 +36,11 @@ import operator
 
 import numpy as np
 
-from .._core.calls import IN, IN_T, OUT
-from .._core.registry import get_op
-from . import _fusion_exprs, _graph_loops
-from .nn import activation as _activation, cnn_loops as _cnn_loops, conv as _conv, loss_fused as _loss_fused
-from .nn import pool as _pool
+from ..._core.calls import IN, IN_T, OUT
+from ..._core.registry import get_op
+from . import fusion_exprs as _fusion_exprs, loops as _loops
+from ..nn import activation as _activation, cnn_loops as _cnn_loops, conv as _conv, loss_fused as _loss_fused
+from ..nn import pool as _pool
 
 __all__ = ["install"]
 
@@ -91,7 +91,7 @@ _add_reduce = np.add.reduce
 def _sum_dtype(x, o):
     """The ``dtype`` argument of ``add.reduce`` summing ``x`` into ``o``: None (NumPy's default, taken
     faster) where that is ``o``'s dtype already."""
-    return None if x.dtype == o.dtype and o.dtype in _graph_loops.FLOATS else o.dtype
+    return None if x.dtype == o.dtype and o.dtype in _loops.FLOATS else o.dtype
 
 
 @_as_calls(lambda attrs, ins, outs: [(_add_reduce, (IN(0), attrs["axis"], _sum_dtype(ins[0], outs[0]), OUT(0),
@@ -110,7 +110,7 @@ def _reduce_mean_into(attrs, ins, outs):
         np.copyto(o, np.mean(x, axis=attrs["axis"], keepdims=attrs["keep_dims"], dtype=np.float64),
                   casting="unsafe")
     else:                               # MindSpore's integer mean: in the input's dtype, truncated
-        from .math.reduce import int_mean
+        from ..math.reduce import int_mean
         np.copyto(o, int_mean(x, attrs["axis"], attrs["keep_dims"]))
 
 
@@ -183,7 +183,7 @@ def _matmul_into(attrs, ins, outs):
 
 
 def _dense_calls(attrs, ins, outs):
-    if ins[1].ndim != 2 or not _graph_loops.rows_never(outs[0], ins[2]):
+    if ins[1].ndim != 2 or not _loops.rows_never(outs[0], ins[2]):
         return None
     calls = [(np.matmul, (IN(0), IN_T(1)), {"out": OUT(0)}), (np.add, (OUT(0), IN(2)), {"out": OUT(0)})]
     if len(outs) == 2:                  # with the ReLU of _dense_relu_into
@@ -196,8 +196,8 @@ def _dense_into(attrs, ins, outs):
     x, w, b = ins
     o = outs[0]
     np.matmul(x, w.T, out=o)
-    if _graph_loops.rows_fit(o, b) and _graph_loops.ready():
-        _graph_loops.get()[0](o, b)     # o += b in one pass (NumPy's broadcast add goes row by row)
+    if _loops.rows_fit(o, b) and _loops.ready():
+        _loops.get()[0](o, b)     # o += b in one pass (NumPy's broadcast add goes row by row)
     else:
         o += b
 
@@ -208,8 +208,8 @@ def _dense_relu_into(attrs, ins, outs):
     x, w, b = ins
     o, a = outs
     np.matmul(x, w.T, out=o)
-    if _graph_loops.rows_fit(o, b, a) and _graph_loops.ready():
-        _graph_loops.get()[1](o, b, a)
+    if _loops.rows_fit(o, b, a) and _loops.ready():
+        _loops.get()[1](o, b, a)
     else:
         o += b
         np.maximum(o, _activation.relu_zero(a.shape, a.dtype), out=a)
@@ -221,7 +221,7 @@ def _sums_rows(attrs, cattrs, out):
 
 
 def _relu_grad_sum_calls(attrs, ins, outs):
-    if not _graph_loops.rows_never(outs[0], outs[1]):
+    if not _loops.rows_never(outs[0], outs[1]):
         return None
     return _relu_grad_calls(attrs, ins, outs) + [(_add_reduce, (OUT(0), 0, _sum_dtype(outs[0], outs[1]), OUT(1), False))]
 
@@ -231,8 +231,8 @@ def _relu_grad_sum_into(attrs, ins, outs):
     """``relu_grad`` and the sum of its output over axis 0: ``o = dy * (x > 0)``, ``db = o.sum(0)``."""
     dy, x = ins
     o, db = outs
-    if _graph_loops.rows_fit(o, db, dy, x) and _graph_loops.ready():
-        _graph_loops.get()[2](dy, x, o, db, o.dtype.type(0))
+    if _loops.rows_fit(o, db, dy, x) and _loops.ready():
+        _loops.get()[2](dy, x, o, db, o.dtype.type(0))
     else:
         _relu_grad_into(attrs, ins, (o,))
         _add_reduce(o, 0, db.dtype, db, False)

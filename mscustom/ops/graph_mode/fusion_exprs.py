@@ -27,10 +27,10 @@ so is ``pow`` where NumPy computes it with SVML (AVX512_SKX machines).
 
 import numpy as np
 
-from .._core.fusion import ElementwiseExpr
-from .._core.registry import get_op
-from .nn import activation_extra as _activation_ops  # noqa: F401  (it and math/elementwise_more define erf, rsqrt, sin ...)
-from .math import elementwise_more  # noqa: F401
+from ..._core.fusion import ElementwiseExpr
+from ..._core.registry import get_op
+from ..nn import activation_extra as _activation_ops  # noqa: F401  (it and math/elementwise_more define erf, rsqrt, sin ...)
+from ..math import elementwise_more  # noqa: F401
 
 __all__ = ["install"]
 
