@@ -112,3 +112,8 @@ __all__ += _layers_more.__all__
 from . import pooling_more as _pooling_more
 from .pooling_more import *  # noqa: F401,F403
 __all__ += _pooling_more.__all__
+from .loss_scale_cells import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,  # noqa: E402
+                               TrainOneStepWithLossScaleCell)
+from .grad_wrappers import WithGradCell, ForwardValueAndGrad, ParameterUpdate  # noqa: E402
+__all__ += ["DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell",
+            "WithGradCell", "ForwardValueAndGrad", "ParameterUpdate"]
