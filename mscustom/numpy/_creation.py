@@ -144,7 +144,7 @@ def arange(start, stop=None, step=None, dtype=None):
     if step is None:
         step = 1
     if step == 0:
-        raise ValueError("op 'arange': step must not be 0")
+        raise ZeroDivisionError("op 'arange': step must not be 0")
     values = np.arange(start, stop, step)
     default = _dt.int32 if all(isinstance(v, (builtins.int, np.integer)) for v in (start, stop, step)) \
         else _dt.float32

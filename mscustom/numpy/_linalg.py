@@ -158,7 +158,9 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
         col = F.sum(F.abs(t), (sum_axis,), True)
         out = (F.amax if ord in (1, np.inf) else F.amin)(col, (red_axis,), True)
         return out if keepdims else F.reshape(out, tuple(s for i, s in enumerate(t.shape) if i not in axes))
-    raise ValueError(f"op 'norm': matrix norm ord={ord!r} is not supported ('fro', 1, -1, inf, -inf are)")
+    if ord in (2, -2, "nuc"):
+        raise NotImplementedError(f"op 'norm': the matrix norm ord={ord!r} needs singular values; not supported")
+    raise ValueError(f"op 'norm': invalid matrix norm ord={ord!r} ('fro', 1, -1, inf, -inf)")
 
 
 def _frob(t, axes, keepdims):

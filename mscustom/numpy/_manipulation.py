@@ -380,56 +380,101 @@ _INDEX_MODES = {"edge": "edge", "reflect": "reflect", "symmetric": "symmetric", 
 
 def pad(arr, pad_width, mode="constant", stat_length=None, constant_values=0, end_values=0,
         reflect_type="even", **kwargs):
-    """``arr`` padded by ``pad_width`` (before, after) per axis; modes 'constant', 'edge', 'reflect',
-    'symmetric', 'wrap', 'maximum', 'minimum', 'mean', 'linear_ramp', 'empty' (zeros)."""
+    """``arr`` padded by ``pad_width`` (before, after) per axis. Modes: 'constant', 'edge', 'reflect',
+    'symmetric' (``reflect_type`` 'even' or 'odd'), 'wrap', 'maximum', 'minimum', 'mean' (over
+    ``stat_length`` edge elements, all when None), 'linear_ramp' (to ``end_values``), 'empty' (zeros)."""
     x = _t(arr, "pad")
     widths = _pad_widths(pad_width, x.ndim, "pad")
+    if mode == "median":
+        raise NotImplementedError("op 'pad': mode 'median' is not supported")
     if mode not in ("constant", "empty", "maximum", "minimum", "mean", "linear_ramp") and mode not in _INDEX_MODES:
         raise ValueError(f"op 'pad': mode {mode!r} is not supported")
     if kwargs:
         raise TypeError(f"op 'pad': unexpected arguments {sorted(kwargs)}")
-    if stat_length is not None or reflect_type != "even":
-        raise ValueError("op 'pad': stat_length and reflect_type='odd' are not supported")
+    if reflect_type not in ("even", "odd"):
+        raise ValueError(f"op 'pad': reflect_type must be 'even' or 'odd', got {reflect_type!r}")
     cvals = np.broadcast_to(np.asarray(constant_values), (x.ndim, 2)).tolist()
     evals = np.broadcast_to(np.asarray(end_values), (x.ndim, 2)).tolist()
+    stats = None if stat_length is None else np.broadcast_to(np.asarray(stat_length), (x.ndim, 2)).tolist()
     for ax, (before, after) in enumerate(widths):
         if not before and not after:
             continue
-        n = x.shape[ax]
-        if mode in _INDEX_MODES:
-            x = _along(x, np.pad(np.arange(n), (before, after), mode=_INDEX_MODES[mode]), ax)
+        if mode in ("reflect", "symmetric") and reflect_type == "odd":
+            x = _pad_odd(x, ax, before, after, mode)
+        elif mode in _INDEX_MODES:
+            x = _along(x, np.pad(np.arange(x.shape[ax]), (before, after), mode=_INDEX_MODES[mode]), ax)
+        else:
+            x = _pad_fill(x, ax, before, after, mode, cvals[ax], evals[ax], stats and stats[ax])
+    return x
+
+
+def _edge_slice(x, ax, side, count):
+    """The ``count`` elements of ``x`` at the start (side 0) or end (side 1) of axis ``ax``."""
+    n = x.shape[ax]
+    return x[_axis_slice(ax, slice(0, count) if side == 0 else slice(n - count, n))]
+
+
+def _axis_slice(ax, s):
+    return (slice(None),) * ax + (s,)
+
+
+def _pad_fill(x, ax, before, after, mode, cvals, evals, stats):
+    """Pads along one axis made from constants, statistics of the edges or ramps, joined to ``x``."""
+    n = x.shape[ax]
+    parts = []
+    for side, count in ((0, before), (1, after)):
+        if not count:
+            parts.append(None)
             continue
-        parts = []
-        for side, count in ((0, before), (1, after)):
-            if not count:
-                parts.append(None)
-                continue
-            shape = list(x.shape)
-            shape[ax] = count
-            if mode in ("constant", "empty"):
-                fill = cvals[ax][side] if mode == "constant" else 0
-                parts.append(F.cast(const(np.full(shape, fill)), x.dtype))
-            elif mode in ("maximum", "minimum", "mean"):
-                fn = {"maximum": F.amax, "minimum": F.amin, "mean": F.mean}[mode]
-                stat = fn(x, (ax,), True)
-                if stat.dtype != x.dtype:
-                    stat = F.cast(stat, x.dtype)
-                parts.append(F.broadcast_to(stat, tuple(shape)))
-            else:                       # linear_ramp: from end_values to the edge value
-                edge = x[(slice(None),) * ax + (slice(0, 1) if side == 0 else slice(n - 1, n),)]
-                steps = np.arange(count) / count
-                frac = steps if side == 0 else steps[::-1] + 1.0 / count
-                frac = 1.0 - frac if side == 1 else frac
-                fshape = [1] * x.ndim
-                fshape[ax] = count
-                end = float(evals[ax][side])
-                fr = const(frac.reshape(fshape).astype(x.dtype.np_dtype if _dt.is_floating(x.dtype) else np.float32))
-                if side == 1:
-                    fr = const((1.0 - np.arange(1, count + 1) / count).reshape(fshape).astype(fr.dtype.np_dtype))
-                ramp = F.add(end, F.mul(fr, F.sub(F.cast(edge, fr.dtype), end)))
-                parts.append(F.cast(F.broadcast_to(ramp, tuple(shape)), x.dtype))
-        pieces = [p for p in (parts[0], x, parts[1]) if p is not None]
+        shape = list(x.shape)
+        shape[ax] = count
+        if mode in ("constant", "empty"):
+            fill = cvals[side] if mode == "constant" else 0
+            parts.append(F.cast(const(np.full(shape, fill)), x.dtype))
+        elif mode in ("maximum", "minimum", "mean"):
+            length = n if stats is None or stats[side] is None else builtins.max(builtins.min(int(stats[side]), n), 1)
+            region = _edge_slice(x, ax, side, length)
+            fn = {"maximum": F.amax, "minimum": F.amin, "mean": F.mean}[mode]
+            stat = fn(region, (ax,), True)
+            if stat.dtype != x.dtype:
+                stat = F.cast(stat, x.dtype)
+            parts.append(F.broadcast_to(stat, tuple(shape)))
+        else:                           # linear_ramp: from end_values (outside) to the edge value
+            edge = _edge_slice(x, ax, side, 1)
+            k = np.arange(count) / count
+            frac = k if side == 0 else 1.0 - (np.arange(1, count + 1) / count)
+            fshape = [1] * x.ndim
+            fshape[ax] = count
+            ftype = x.dtype.np_dtype if _dt.is_floating(x.dtype) else np.float32
+            fr = const(frac.reshape(fshape).astype(ftype))
+            end = float(evals[side])
+            ramp = F.add(end, F.mul(fr, F.sub(F.cast(edge, fr.dtype), end)))
+            parts.append(F.cast(F.broadcast_to(ramp, tuple(shape)), x.dtype))
+    pieces = [p for p in (parts[0], x, parts[1]) if p is not None]
+    return F.concat(tuple(pieces), ax)
+
+
+def _pad_odd(x, ax, before, after, mode):
+    """Odd reflection along one axis: ``2 * edge - mirrored values``, in rounds of at most one
+    period (as NumPy pads), each round mirroring the tensor padded so far."""
+    while before or after:
+        n = x.shape[ax]
+        period = n - 1 if mode == "reflect" else n
+        if period <= 0:                 # a single element: odd reflection repeats it
+            return _along(x, np.zeros(n + before + after, dtype=np.int64), ax)
+        b, a = builtins.min(before, period), builtins.min(after, period)
+        pieces = []
+        if b:
+            first = _edge_slice(x, ax, 0, 1)
+            idx = np.arange(b, 0, -1) if mode == "reflect" else np.arange(b - 1, -1, -1)
+            pieces.append(F.sub(F.mul(first, 2), _along(x, idx, ax)))
+        pieces.append(x)
+        if a:
+            last = _edge_slice(x, ax, 1, 1)
+            idx = (n - 2 - np.arange(a)) if mode == "reflect" else (n - 1 - np.arange(a))
+            pieces.append(F.sub(F.mul(last, 2), _along(x, idx, ax)))
         x = F.concat(tuple(pieces), ax)
+        before, after = before - b, after - a
     return x
 
 
