@@ -78,12 +78,14 @@ def all_float(name):
 
 
 def as_out_binary(fn):
-    """A two-input kernel whose result takes the dtype the type rule chose (computed in float64
-    for float16 inputs to round once)."""
+    """A two-input kernel giving the dtype ``result_dtype`` picks (floats win over integers without
+    widening); float16 computes in float32 and rounds once at the end."""
     def kernel(a, i):
         x, y = i
-        dtype = result_dtype([x.dtype, y.dtype]) if x.dtype.kind == y.dtype.kind == "f" else None
-        return fn(x, y) if dtype is None else np.asarray(fn(x, y)).astype(dtype, copy=False)
+        dtype = result_dtype([x.dtype, y.dtype])
+        work = np.float32 if dtype == np.float16 else dtype
+        out = fn(x.astype(work, copy=False), y.astype(work, copy=False))
+        return np.asarray(out).astype(dtype, copy=False)
     return quiet(kernel)
 
 
