@@ -19,6 +19,9 @@ __all__ += _float_bits.__all__
 from ._complex import *  # noqa: F401,F403,E402
 from . import _complex  # noqa: E402
 __all__ += _complex.__all__
+from ._gamma_functions import *  # noqa: F401,F403,E402
+from . import _gamma_functions  # noqa: E402
+__all__ += _gamma_functions.__all__
 from ._special import *  # noqa: F401,F403,E402
 from . import _special  # noqa: E402
 __all__ += _special.__all__
@@ -28,9 +31,6 @@ __all__ += _nan_reductions.__all__
 from ._scans import *  # noqa: F401,F403,E402
 from . import _scans  # noqa: E402
 __all__ += _scans.__all__
-from ._gamma_functions import *  # noqa: F401,F403,E402
-from . import _gamma_functions  # noqa: E402
-__all__ += _gamma_functions.__all__
 from ._scalar_helpers import *  # noqa: F401,F403,E402
 from . import _scalar_helpers  # noqa: E402
 __all__ += _scalar_helpers.__all__
@@ -43,3 +43,6 @@ __all__ += _program_helpers.__all__
 from ._inplace import *  # noqa: F401,F403,E402
 from . import _inplace  # noqa: E402
 __all__ += _inplace.__all__
+from ._inv import *  # noqa: F401,F403,E402
+from . import _inv  # noqa: E402
+__all__ += _inv.__all__

@@ -33,3 +33,7 @@ __all__ += _boxes_grids.__all__
 from . import _ctc
 from ._ctc import *  # noqa: F401,F403,E402
 __all__ += _ctc.__all__
+
+from . import _fractional_pool
+from ._fractional_pool import *  # noqa: F401,F403,E402
+__all__ += _fractional_pool.__all__
