@@ -10,7 +10,7 @@ from .._builtin import tensor_arg
 def const(array, like=None):
     """A constant Tensor from a NumPy array or number (in ``like``'s dtype when given)."""
     a = np.asarray(array, like._data.dtype) if like is not None else np.asarray(array)
-    return Tensor._wrap(np.ascontiguousarray(a))
+    return Tensor._wrap(np.array(a, order="C"))
 
 
 def float_tensor(x, name, what="input"):
