@@ -24,7 +24,9 @@ import numpy as np
 
 from . import dtype as _dt
 from ._core.functions import functions as _fn   # the published functional ops (the ops layer imports this module)
-from .autograd import _run, _check_weights, _fn_name, grad as _grad
+from ._core import autodiff as _ad
+from ._core.tape import STATE as _STATE
+from .autograd import _detach, _run, _check_weights, _fn_name, grad as _grad
 from .tensor import Tensor
 
 __all__ = ["vjp", "jvp", "linearize", "jacrev", "jacfwd", "derivative", "jet", "vmap"]
@@ -73,6 +75,25 @@ def _inputs_tuple(op, inputs, name="inputs"):
         return tuple(inputs), False
     raise TypeError(f"op '{op}': {name} must be a Tensor or a non-empty tuple of Tensors, got "
                     f"{type(inputs).__name__}")
+
+
+def _record(fn, args, positions):
+    """Run ``fn`` once on the tape with fresh leaves at ``positions``: ``(output, leaf nodes)``, for
+    several backward passes over the one recording (``jacrev``'s rows)."""
+    args = list(args)
+    targets = []
+    for p in positions:
+        x = args[p]
+        leaf = Tensor._wrap(x._data, x._format)
+        leaf._node, leaf._oidx = _ad.slot_of(x)
+        targets.append(_ad.make_leaf(leaf))
+        args[p] = leaf
+    _STATE.depth += 1
+    try:
+        out = fn(*args)
+    finally:
+        _STATE.depth -= 1
+    return out, targets
 
 
 def _vjp_call(fn, args, positions, weights, has_aux, cotangent):
@@ -195,12 +216,14 @@ def jacrev(fn, grad_position=0, has_aux=False):
         positions, single_pos = _positions("jacrev", fn, grad_position, len(args))
         for p in positions:
             _check_float("jacrev", args[p], f"input {p}")
-        main, aux = _split_aux("jacrev", fn, fn(*args), has_aux)
+        out, targets = _record(fn, args, positions)          # one forward, one backward per row
+        main, aux = _split_aux("jacrev", fn, out, has_aux)
         outs = _as_list(main)
         multi = isinstance(main, (tuple, list))
         blocks = []
         for oi, o in enumerate(outs):
             _check_tensor("jacrev", o, f"the function's output {oi}")
+        for oi, o in enumerate(outs):
             n = int(np.prod(o.shape, dtype=np.int64))
             rows = [[] for _ in positions]
             for k in range(n):
@@ -208,16 +231,20 @@ def jacrev(fn, grad_position=0, has_aux=False):
                 onehot[k] = 1
                 cot = [(Tensor._wrap(onehot.reshape(o.shape)) if j == oi else _zeros(t))
                        for j, t in enumerate(outs)]
-                pg, _ = _vjp_call(fn, args, positions, (), has_aux, cot if multi else cot[0])
-                for r, g in zip(rows, pg):
-                    r.append(g)
+                grads = _ad.backward(list(zip(outs, cot)), targets, False)
+                for r, g, p in zip(rows, grads, positions):
+                    r.append(g if g is not None else _zeros(args[p]))
             block = []
             for p, r in zip(positions, rows):
                 shape = tuple(o.shape) + tuple(args[p].shape)
                 block.append(_fn.reshape(_fn.stack(r, 0), shape) if r else
                              Tensor._wrap(np.zeros(shape, args[p]._data.dtype)))
             blocks.append(block)
-        return _shape_jacobian(blocks, multi, single_pos, aux, has_aux)
+        result = _shape_jacobian(blocks, multi, single_pos, aux, has_aux)
+        if not _STATE.depth:                    # nothing outside reads this recording: free it
+            _detach(out)
+            _detach(result)
+        return result
 
     jac_fn.__name__ = f"jacrev_{_fn_name(fn)}"
     return jac_fn
