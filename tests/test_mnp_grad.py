@@ -67,6 +67,7 @@ GRAD_CASES = {
         (lambda m: mnp.cov(m) + mnp.corrcoef(m), (T(2, 5),)),
         (lambda y: mnp.trapz(y, dx=0.5) + mnp.diff(y, 2).sum() + mnp.gradient(y).sum() + mnp.ediff1d(y).sum(), (T(6),)),
         (lambda p: mnp.unwrap(p * 4.0), (T(6),)),
+        (lambda y, x: mnp.gradient(y, x), (T(5), ms.Tensor([0.0, 1.0, 2.5, 3.0, 4.5]))),
         (lambda w: mnp.bincount(ms.Tensor([0, 2, 2, 1], ms.int32), weights=w), (T(4),)),
     ],
 }
@@ -130,6 +131,14 @@ def test_mnp_graph_replays_match_eager():
                 x = ms.Tensor(data.random(6).astype(np.float32))
                 np.testing.assert_allclose(f(x).asnumpy(), fn(x).asnumpy(), atol=1e-6, err_msg=name)
             assert f.stats["recorded"] == 1 and f.stats["replayed"] == 2, (name, f.stats)
+
+
+def test_mnp_gradient_with_coordinates():
+    """Uneven sample coordinates (NumPy's second-order formula; MindSpore 2.10 raises
+    NotImplementedError): values from NumPy."""
+    got = mnp.gradient(mnp.array([1.0, 4.0, 9.0, 3.0]), mnp.array([0.0, 1.0, 3.0, 4.5]))
+    np.testing.assert_allclose(got.asnumpy(), [3.0, 2.8333333, -1.2142857, -4.0], rtol=1e-6)
+    assert got.dtype == ms.float32
 
 
 def test_mnp_random_shapes_and_dtypes():

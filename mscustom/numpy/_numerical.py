@@ -62,7 +62,8 @@ def ediff1d(ary, to_end=None, to_begin=None):
 
 def gradient(f, *varargs, axis=None, edge_order=1):
     """Central differences inside, one-sided ones at the ends, along each axis (a list when more than
-    one); ``varargs`` give scalar sample spacings (one, or one per axis)."""
+    one); ``varargs`` give the sample spacings (one, or one per axis): scalars, or 1-D coordinates
+    (NumPy's second-order formula for uneven spacing)."""
     if edge_order != 1:
         raise NotImplementedError("op 'gradient': only edge_order=1 is supported")
     x = to_float(f, "gradient")
@@ -78,21 +79,53 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         raise TypeError(f"op 'gradient': {len(varargs)} spacings for {len(axes)} axes")
     out = []
     for ax, h in zip(axes, spacing):
-        if not is_scalar(h) and not (isinstance(h, Tensor) and h.ndim == 0):
-            raise TypeError("op 'gradient': spacings must be scalars")
         n = x.shape[ax]
         if n < 2:
             raise ValueError(f"op 'gradient': axis {ax} needs at least 2 elements, got {n}")
-        nd = x.ndim
-        first = F.sub(x[_sl(nd, ax, slice(1, 2))], x[_sl(nd, ax, slice(0, 1))])
-        last = F.sub(x[_sl(nd, ax, slice(n - 1, n))], x[_sl(nd, ax, slice(n - 2, n - 1))])
-        parts = [first]
-        if n > 2:
-            parts.append(F.div(F.sub(x[_sl(nd, ax, slice(2, None))], x[_sl(nd, ax, slice(None, -2))]), 2.0))
-        parts.append(last)
-        g = F.concat(tuple(parts), ax)
-        out.append(F.div(g, h if isinstance(h, Tensor) else float(h)))
+        if is_scalar(h) or (isinstance(h, Tensor) and h.ndim == 0):
+            out.append(_uniform_gradient(x, ax, h))
+        else:
+            out.append(_coordinate_gradient(x, ax, to_float(h, "gradient")))
     return out[0] if len(out) == 1 else out
+
+
+def _uniform_gradient(x, ax, h):
+    """Central differences inside, one-sided at the ends, samples ``h`` apart."""
+    n, nd = x.shape[ax], x.ndim
+    first = F.sub(x[_sl(nd, ax, slice(1, 2))], x[_sl(nd, ax, slice(0, 1))])
+    last = F.sub(x[_sl(nd, ax, slice(n - 1, n))], x[_sl(nd, ax, slice(n - 2, n - 1))])
+    parts = [first]
+    if n > 2:
+        parts.append(F.div(F.sub(x[_sl(nd, ax, slice(2, None))], x[_sl(nd, ax, slice(None, -2))]), 2.0))
+    parts.append(last)
+    return F.div(F.concat(tuple(parts), ax), h if isinstance(h, Tensor) else float(h))
+
+
+def _coordinate_gradient(x, ax, coords):
+    """Second-order differences for samples at the 1-D ``coords`` (NumPy's non-uniform formula)."""
+    n, nd = x.shape[ax], x.ndim
+    if coords.ndim != 1 or coords.shape[0] != n:
+        raise ValueError(f"op 'gradient': coordinates of shape {list(coords.shape)} do not match axis {ax} "
+                         f"of length {n}")
+    shape = [1] * nd
+    shape[ax] = -1
+
+    def col(t):
+        return F.reshape(t, tuple(shape))
+
+    dx = F.sub(coords[1:], coords[:-1])
+    first = F.div(F.sub(x[_sl(nd, ax, slice(1, 2))], x[_sl(nd, ax, slice(0, 1))]), col(dx[:1]))
+    last = F.div(F.sub(x[_sl(nd, ax, slice(n - 1, n))], x[_sl(nd, ax, slice(n - 2, n - 1))]), col(dx[n - 2:]))
+    parts = [first]
+    if n > 2:
+        hs, hd = col(dx[:-1]), col(dx[1:])
+        a = F.neg(F.div(hd, F.mul(hs, F.add(hs, hd))))
+        b = F.div(F.sub(hd, hs), F.mul(hs, hd))
+        c = F.div(hs, F.mul(hd, F.add(hs, hd)))
+        parts.append(F.add(F.add(F.mul(a, x[_sl(nd, ax, slice(None, -2))]), F.mul(b, x[_sl(nd, ax, slice(1, -1))])),
+                           F.mul(c, x[_sl(nd, ax, slice(2, None))])))
+    parts.append(last)
+    return F.concat(tuple(parts), ax)
 
 
 def interp(x, xp, fp, left=None, right=None):
