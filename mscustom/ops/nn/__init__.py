@@ -37,3 +37,7 @@ __all__ += _ctc.__all__
 from . import _fractional_pool
 from ._fractional_pool import *  # noqa: F401,F403,E402
 __all__ += _fractional_pool.__all__
+
+from . import _deformable
+from ._deformable import *  # noqa: F401,F403,E402
+__all__ += _deformable.__all__
