@@ -7,7 +7,6 @@ for filled arrays without a dtype, int32 for integers.
 """
 
 import builtins
-import math
 
 import numpy as np
 
@@ -429,5 +428,3 @@ def hanning(M):
     """The Hann window of ``M`` points (float32)."""
     return _window(np.hanning, M)
 
-
-del math

@@ -8,7 +8,6 @@ import builtins
 
 import numpy as np
 
-from .. import dtype as _dt
 from .. import ops as _ops
 from ..ops import functional as F
 from ._manipulation import _promoted, moveaxis
@@ -182,5 +181,3 @@ def _vector_norm(t, axis, ord, keepdims):
         return F.pow(F.sum(F.pow(a, p), (axis,), bool(keepdims)), 1.0 / p)
     raise ValueError(f"op 'norm': vector norm ord={ord!r} is not supported")
 
-
-del _dt

@@ -11,7 +11,6 @@ import numpy as np
 from .. import dtype as _dt
 from .. import ops as _ops
 from ..ops import functional as F
-from ..tensor import Tensor
 from . import _ufuncs as U
 from ._utils import const, is_scalar, operands, to_dtype, to_tensor
 
@@ -163,5 +162,3 @@ def isscalar(element):
     """True for a Python or NumPy number, string or bool (not for tensors)."""
     return builtins.bool(is_scalar(element) or isinstance(element, (str, bytes)))
 
-
-del Tensor

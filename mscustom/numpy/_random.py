@@ -11,6 +11,7 @@ import numpy as np
 from .. import dtype as _dt
 from .. import ops as _ops
 from ..ops import functional as F
+from ..tensor import Tensor
 from ._utils import to_dtype
 
 __all__ = ["rand", "randn", "randint"]
@@ -63,5 +64,4 @@ def randint(minval, maxval=None, shape=None, dtype=_dt.int32):
 
 
 def _scalar(v):
-    from ..tensor import Tensor
     return Tensor(np.asarray(v, np.float32))

@@ -11,8 +11,7 @@ import numpy as np
 from .. import dtype as _dt
 from .. import ops as _ops
 from ..ops import functional as F
-from ..tensor import Tensor
-from ._utils import axes_tuple, const, is_scalar, to_dtype, to_float, to_tensor
+from ._utils import axes_tuple, to_dtype, to_float, to_tensor
 
 __all__ = ["sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "std", "var", "cumsum",
            "cumprod", "average", "ptp", "nansum", "nanmean", "nanmax", "nanmin", "nanstd", "nanvar",
@@ -252,5 +251,3 @@ def count_nonzero(x, axis=None, keepdims=False):
     nz = F.cast(F.not_equal(t, F.zeros_like(t)), _dt.int32)
     return F.sum(nz, _axis(t, axis, "count_nonzero"), bool(keepdims), dtype=_dt.int32)
 
-
-del Tensor, is_scalar, const
