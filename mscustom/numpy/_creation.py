@@ -273,9 +273,9 @@ def diag(v, k=0):
         raise ValueError(f"op 'diag': input must be 1-D or 2-D, got shape {list(v.shape)}")
     n = v.shape[0]
     size = n + builtins.abs(k)
-    pad = F.zeros_like(F.broadcast_to(F.reshape(v[:1] if n else v, (-1,)), (builtins.abs(k),))) \
-        if k and n else None
-    row = v if pad is None else (F.concat((pad, v), 0) if k > 0 else F.concat((v, pad), 0))
+    # row[j] is the value of column j: v shifted right by k (k > 0) or padded after (k < 0)
+    pad = const(np.zeros(builtins.abs(k), v.dtype.np_dtype))
+    row = v if not k else (F.concat((pad, v), 0) if k > 0 else F.concat((v, pad), 0))
     mask = np.eye(size, size, k, dtype=bool)
     return F.where(const(mask), F.broadcast_to(F.reshape(row, (1, size)), (size, size)),
                    const(np.zeros((), v.dtype.np_dtype)))
