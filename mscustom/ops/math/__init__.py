@@ -46,3 +46,4 @@ __all__ += _inplace.__all__
 from ._inv import *  # noqa: F401,F403,E402
 from . import _inv  # noqa: E402
 __all__ += _inv.__all__
+from . import _tensor_methods  # noqa: E402,F401  (binds Tensor methods to published math functions)
