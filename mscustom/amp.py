@@ -96,6 +96,8 @@ def _replace_children(cell, test, make):
             object.__setattr__(cell, name, new)
             if hasattr(cell, "cell_list") and isinstance(cell.cell_list, list):
                 cell.cell_list = [new if c is child else c for c in cell.cell_list]
+            if isinstance(cell.__dict__.get("_chain"), tuple):      # SequentialCell runs its cached chain
+                cell.__dict__["_chain"] = tuple(new if c is child else c for c in cell.__dict__["_chain"])
         else:
             _replace_children(child, test, make)
 
@@ -127,3 +129,47 @@ def auto_mixed_precision(network, amp_level="O0", dtype=_dt.float16):
         raise ValueError(f"The amp level {amp_level} is not supported")
     network.__dict__["_amp_level"] = amp_level
     return network
+
+
+def _check_class_list(name, classes):
+    if not isinstance(classes, list):
+        raise TypeError(f"The type of {name} should be list, but got {type(classes)}")
+    for c in classes:
+        if not isinstance(c, type):
+            raise TypeError(f"The element in {name} should be a class, but got {c}")
+
+
+def custom_mixed_precision(network, *, white_list=None, black_list=None, dtype=_dt.float16):
+    """``network`` converted for mixed precision by a list of Cell classes: with ``white_list`` the Cells
+    of those classes compute in ``dtype`` and hand float32 on ("O1" with that list); with ``black_list``
+    the network computes in ``dtype`` but for the Cells of those classes, which compute in float32
+    and hand ``dtype`` on, and the output is cast to float32 ("O2" with that list). Primitive classes
+    in a list are accepted and not converted."""
+    if not isinstance(network, Cell):
+        raise TypeError("The network type should be Cell.")
+    if white_list is None and black_list is None:
+        raise ValueError("For custom_mixed_precision, one of white_list and black_list must be provided.")
+    if white_list is not None and black_list is not None:
+        raise ValueError("For custom_mixed_precision, the white_list or black_list cannot be provided at the same "
+                         "time, please provide one or the other.")
+    if dtype not in (_dt.float16, _dt.bfloat16):
+        raise ValueError(f"The dtype should be one of (mstype.float16, mstype.bfloat16), but got {dtype}.")
+    if white_list is not None:
+        _check_class_list("white_list", white_list)
+        white = tuple(c for c in white_list if issubclass(c, Cell))
+        if white and isinstance(network, white):
+            return _OutputTo(network.to_float(dtype), _dt.float32)
+        if white:
+            _replace_children(network, lambda c: isinstance(c, white),
+                              lambda c: _OutputTo(c.to_float(dtype), _dt.float32))
+        return network
+    _check_class_list("black_list", black_list)
+    black = tuple(c for c in black_list if issubclass(c, Cell))
+    network.to_float(dtype)
+    if black:
+        _replace_children(network, lambda c: isinstance(c, black),
+                          lambda c: _OutputTo(c.to_float(_dt.float32), dtype))
+    return _OutputTo(network, _dt.float32)
+
+
+__all__ += ["custom_mixed_precision"]

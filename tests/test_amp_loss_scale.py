@@ -166,6 +166,7 @@ def test_build_train_network_levels_and_errors():
 
 
 @pytest.mark.skipif(not hasattr(nn, "TrainOneStepWithLossScaleCell"), reason="loss-scale cells not present")
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_build_train_network_dynamic_manager_skips_overflow():
     # MindSpore CPU refuses an update cell (ValueError) and its TrainOneStepWithLossScaleCell needs
     # NPUGetFloatStatusV2; the scale sequence is that of its DynamicLossScaleUpdateCell run on CPU.
@@ -186,3 +187,34 @@ def test_build_train_network_dynamic_manager_skips_overflow():
     assert flags == [True] * 4 + [False] * 3
     assert scales == [32768.0, 16384.0, 8192.0, 4096.0, 4096.0, 8192.0, 8192.0]
     assert net.weight.asnumpy().tolist() == _W3
+
+
+def _seq():
+    net = nn.SequentialCell([nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2)])
+    rng = np.random.default_rng(0)
+    for p in net.trainable_params():
+        p.set_data(Tensor((rng.standard_normal(p.shape) / 3).astype(np.float32)))
+    return net
+
+
+def test_custom_mixed_precision():
+    x = _f32([[0.1234567, -1.7654321, 2.3456789]])
+    # MindSpore 2.10 CPU's outputs (float32)
+    for kw, want in [({"white_list": [nn.Dense]}, [[0.28125, 0.28466796875]]),
+                     ({"black_list": [nn.Dense]}, [[0.281005859375, 0.284423828125]]),
+                     ({"black_list": []}, [[0.28125, 0.28466796875]]),
+                     ({"white_list": [nn.ReLU]}, [[0.2811112105846405, 0.2844831347465515]])]:
+        out = amp.custom_mixed_precision(_seq(), **kw)(x)
+        assert out.dtype == ms.float32
+        np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-3)      # within one float16 step
+    out = amp.custom_mixed_precision(_seq(), black_list=[nn.Dense])(x).asnumpy()
+    assert np.array_equal(out.astype(np.float16).astype(np.float32), out)   # handed on in float16
+    # O1 reaches the layers of a SequentialCell
+    assert amp.auto_mixed_precision(_seq(), "O1")(x).dtype == ms.float32
+    for kw, exc in [({}, ValueError), ({"white_list": [nn.Dense], "black_list": [nn.ReLU]}, ValueError),
+                    ({"white_list": [nn.Dense], "dtype": ms.float32}, ValueError),
+                    ({"white_list": [1]}, TypeError), ({"white_list": nn.Dense}, TypeError)]:
+        with pytest.raises(exc):
+            amp.custom_mixed_precision(_seq(), **kw)
+    with pytest.raises(TypeError):
+        amp.custom_mixed_precision(1, white_list=[nn.Dense])
