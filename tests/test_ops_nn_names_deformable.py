@@ -4,7 +4,6 @@ groups, strides, padding, dilations); gradients for input, weight and offsets ar
 import numpy as np
 import pytest
 
-import mscustom as ms
 from mscustom import ops, Tensor
 from mscustom.testing import check_grad
 

@@ -5,7 +5,6 @@ differences."""
 import numpy as np
 import pytest
 
-import mscustom as ms
 from mscustom import ops, Tensor
 from mscustom.testing import check_grad
 

@@ -3,8 +3,6 @@
 
 import math
 
-import numpy as np
-
 from ..._core.registry import register_function
 from .. import functional as F
 from .._builtin import normalize_axis, tensor_arg

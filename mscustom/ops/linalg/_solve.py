@@ -12,7 +12,7 @@ from ..._core.dispatch import call
 from ..._core.registry import register_function
 from ...tensor import Tensor
 from .. import functional as F
-from .._builtin import defop, result_dtype, tensor_arg
+from .._builtin import defop, tensor_arg
 from ... import dtype as _dt
 from ._common import const, mT, square_matrices, tensor_of_rank
 from ._decompositions import inverse, svd

@@ -10,7 +10,6 @@ import numpy as np
 from ..._core import capture as _capture
 from ..._core.registry import register_function
 from ...tensor import Tensor
-from ... import dtype as _dt
 from .. import functional as F
 from ..math.elementwise_more import softplus
 from .activation_extra import relu6

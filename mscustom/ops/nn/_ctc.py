@@ -5,7 +5,6 @@ import numpy as np
 
 from ..._core.dispatch import call
 from ..._core.registry import register_function
-from ... import dtype as _dt
 from ...tensor import Tensor
 from .. import functional as F
 from .._builtin import defop, tensor_arg

@@ -11,7 +11,6 @@ import math
 import numpy as np
 
 from ..._core.registry import register_function
-from ...tensor import Tensor
 from .. import functional as F
 from ..math.elementwise_more import softplus
 from ..array.creation import gather

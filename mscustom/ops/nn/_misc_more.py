@@ -8,9 +8,7 @@ Compositions of differentiable ops (gradients come from theirs); ``intopk``, ``s
 
 import numpy as np
 
-from ..._core import capture as _capture
 from ..._core.registry import register_function
-from ... import dtype as _dt
 from ...tensor import Tensor
 from .. import functional as F
 from .._builtin import tensor_arg
@@ -168,7 +166,6 @@ def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
 def mirror_pad(input_x, paddings, mode):
     """``input_x`` padded by reflection: ``paddings`` (rank, 2) gives each axis' (before, after); mode
     'REFLECT' (edge not repeated) or 'SYMMETRIC' (edge repeated)."""
-    from ..array.index import getitem  # noqa: F401 - indexing is the differentiable gather used below
     x = tensor_arg(input_x, "mirror_pad")
     if mode not in ("REFLECT", "SYMMETRIC"):
         raise ValueError(f"op 'mirror_pad': mode must be 'REFLECT' or 'SYMMETRIC', got {mode!r}")

@@ -7,17 +7,14 @@ slice, unpooling scatters: all compositions of differentiable ops. Indices (``re
 flat positions in each (N, C) plane of the unpadded input, as MindSpore gives them.
 """
 
-import math
-
 import numpy as np
 
 from ..._core.registry import register_function
 from ...tensor import Tensor
-from ... import dtype as _dt
 from .. import functional as F
 from .._builtin import tensor_arg
 from ._common import const, float_tensor, int_tuple
-from ._windows import im2col, out_size
+from ._windows import im2col
 
 
 def _check_rank(x, rank, name):
