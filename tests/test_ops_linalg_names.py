@@ -456,6 +456,15 @@ def test_decompositions_solves_norms():
     _run_table(DECOMPOSITION_CASES, rtol=1e-4)
 
 
+def test_tensor_addr_addmv_positional_scales():
+    # MindSpore 2.10: Tensor.addr / Tensor.addmv take beta and alpha by position too
+    a = Tensor(np.ones((2, 3), np.float32))
+    v2, v3 = Tensor(np.array([1.0, 2.0], np.float32)), Tensor(np.array([1.0, 0.0, 2.0], np.float32))
+    np.testing.assert_allclose(a.addr(v2, v3, 0.5, 2).asnumpy(), [[2.5, 0.5, 4.5], [4.5, 0.5, 8.5]])
+    np.testing.assert_allclose(v2.addmv(a, v3, 2, 3).asnumpy(), [11.0, 13.0])
+    np.testing.assert_allclose(v2.addmv(a, v3, beta=2).asnumpy(), [5.0, 7.0])
+
+
 def test_einsum_matches_numpy():
     # MindSpore 2.10 CPU has no Einsum kernel ("Unsupported op [Einsum] on CPU"): NumPy's einsum is the reference
     a, b = PA.asnumpy(), PB.asnumpy()

@@ -382,7 +382,19 @@ def adjoint(x):
 __all__ = ["mm", "mv", "addmv", "addr", "addbmm", "batch_dot", "inner", "ger", "kron", "cross", "einsum",
            "tensor_dot", "block_diag", "vander", "cov", "adjoint"]
 
-_METHODS = ("mm", "addmv", "addr", "addbmm", "inner", "ger", "cross", "cov", "adjoint")
+def tensor_addmv(input, mat, vec, beta=1, alpha=1):  # noqa: A002
+    """``Tensor.addmv``: ``beta`` and ``alpha`` may also be given by position."""
+    return addmv(input, mat, vec, beta=beta, alpha=alpha)
+
+
+def tensor_addr(x, vec1, vec2, beta=1, alpha=1):
+    """``Tensor.addr``: ``beta`` and ``alpha`` may also be given by position."""
+    return addr(x, vec1, vec2, beta=beta, alpha=alpha)
+
+
+_METHODS = ("mm", "addbmm", "inner", "ger", "cross", "cov", "adjoint")
 for _name in __all__:
     register_function(_name, globals()[_name], method=_name in _METHODS)
+register_function("tensor_addmv", tensor_addmv, method="addmv")
+register_function("tensor_addr", tensor_addr, method="addr")
 del _name
