@@ -1,4 +1,4 @@
-"""Tensor methods bound to published math functions (cos, erf, log1p, greater, logical_*, bitwise_*, fmod, remainder ...) and the method forms sub(alpha), div(rounding_mode), allclose.
+"""Tensor methods bound to published math functions (cos, erf, log1p, greater, logical_*, bitwise_*, fmod, remainder, amax, argmax_with_value, count_nonzero ...) and the method forms sub(alpha), div(rounding_mode), allclose.
 
 Expected values, dtypes and errors are MindSpore 2.10 (CPU)'s for the same expressions."""
 
@@ -94,6 +94,26 @@ TMETH = [
      ('float32', [-0.4794255495071411, 0.8414709568023682])),
     ('grad(lambda a, b: a.sub(b, alpha=2).sum(), (0, 1))(T([1.0, 2.0]), T([3.0]))',
      ('tuple', [('float32', [1.0, 1.0]), ('float32', [-4.0])])),
+    ('T([[1.0, 5.0, 3.0], [2.0, 0.0, 7.0]]).amax(1)',
+     ('float32', [5.0, 7.0])),
+    ('T([[1.0, 5.0, 3.0], [2.0, 0.0, 7.0]]).amax(0, True)',
+     ('float32', [[2.0, 5.0, 7.0]])),
+    ('T([[1.0, 5.0, 3.0], [2.0, 0.0, 7.0]]).amin()',
+     ('float32', 0.0)),
+    ("T([[1, 5, 3], [2, 0, 7]], 'int32').amin(axis=1, keepdims=True)",
+     ('int32', [[1], [0]])),
+    ('T([[1.0, 5.0, 3.0], [2.0, 0.0, 7.0]]).argmax_with_value(1)',
+     ('tuple', [('float32', [5.0, 7.0]), ('int64', [1, 2])])),
+    ('T([[1.0, 5.0, 3.0], [2.0, 0.0, 7.0]]).argmax_with_value()',
+     ('tuple', [('float32', [2.0, 5.0, 7.0]), ('int64', [1, 0, 1])])),
+    ('T([[1.0, 5.0, 3.0], [2.0, 0.0, 7.0]]).argmin_with_value(1, True)',
+     ('tuple', [('float32', [[1.0], [0.0]]), ('int64', [[0], [1]])])),
+    ('T([[1.0, 0.0, 3.0], [2.0, 0.0, 0.0]]).count_nonzero()',
+     ('int32', 3)),
+    ('T([[1.0, 0.0, 3.0], [2.0, 0.0, 0.0]]).count_nonzero(1)',
+     ('int32', [2, 1])),
+    ('T([[1.0, 0.0, 3.0], [2.0, 0.0, 0.0]]).count_nonzero(axis=0, keep_dims=True)',
+     ('int32', [[2, 0, 1]])),
 ]
 
 
