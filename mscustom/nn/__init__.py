@@ -117,3 +117,5 @@ from .loss_scale_cells import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateC
 from .grad_wrappers import WithGradCell, ForwardValueAndGrad, ParameterUpdate  # noqa: E402
 __all__ += ["DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell",
             "WithGradCell", "ForwardValueAndGrad", "ParameterUpdate"]
+from .image import ImageGradients, CentralCrop, PSNR, SSIM, MSSSIM  # noqa: E402
+__all__ += ["ImageGradients", "CentralCrop", "PSNR", "SSIM", "MSSSIM"]
