@@ -58,7 +58,7 @@ def _check(got, exp, expr, rtol, atol):
 
 def run_cases(setup, cases, rtol=1e-5, atol=1e-6):
     """Evaluate every case; one assertion at the end lists every case that differs from MindSpore."""
-    scope = {"ms": ms, "ops": ops, "T": ms.Tensor, "P": ms.Parameter, "np": np, "grad": ms.grad}
+    scope = {"__name__": "ops_names_cases", "ms": ms, "ops": ops, "T": ms.Tensor, "P": ms.Parameter, "np": np, "grad": ms.grad}
     exec(setup, scope)
     failures = []
     for expr, exp in cases:
