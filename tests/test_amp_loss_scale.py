@@ -218,3 +218,29 @@ def test_custom_mixed_precision():
             amp.custom_mixed_precision(_seq(), **kw)
     with pytest.raises(TypeError):
         amp.custom_mixed_precision(1, white_list=[nn.Dense])
+
+
+def test_model_with_amp_level_and_loss_scale_manager():
+    import mscustom.dataset as ds
+    x = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]], np.float32)
+    y = np.array([[1.0], [2.0], [3.0], [4.0]], np.float32)
+
+    def run(opt_ls=1.0, **kw):
+        net = nn.Dense(2, 1, weight_init="zeros", bias_init="zeros")
+        model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), learning_rate=0.01, loss_scale=opt_ls),
+                         metrics={"loss"}, **kw)
+        model.train(2, ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(2))
+        loss = model.eval(ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(2))["loss"]
+        return type(model.train_network).__name__, net.weight.asnumpy().tolist(), loss
+
+    # MindSpore 2.10 CPU
+    f16 = [[0.16884765028953552, 0.20808590948581696]]
+    assert run(amp_level="O3")[:2] == ("TrainOneStepCell", f16)
+    name, w, loss = run(amp_level="O2", loss_scale_manager=amp.FixedLossScaleManager(64.0, False), opt_ls=64.0)
+    assert (name, w) == ("TrainOneStepCell", f16) and abs(loss - 0.6299347877502441) < 1e-6
+    name, w, loss = run(loss_scale_manager=amp.FixedLossScaleManager(64.0, False), opt_ls=64.0)
+    assert w == [[0.16911400854587555, 0.20824147760868073]] and abs(loss - 0.6275682002305984) < 1e-6
+    if hasattr(nn, "TrainOneStepWithLossScaleCell"):
+        # MindSpore CPU refuses an update cell; the float32 network never overflows, so the values are the above
+        name, w, _ = run(loss_scale_manager=amp.DynamicLossScaleManager(2 ** 10, 2, 2))
+        assert (name, w) == ("TrainOneStepWithLossScaleCell", [[0.16911400854587555, 0.20824147760868073]])

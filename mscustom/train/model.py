@@ -6,10 +6,13 @@ with ``loss_fn=None`` the network must return the loss itself. ``eval``
 runs ``WithEvalCell(network, loss_fn)`` (or ``eval_network``) and feeds the
 metrics: ``Loss`` gets the loss, the others ``(outputs, label)``.
 
+``amp_level``, ``loss_scale_manager`` and ``keep_batchnorm_fp32`` build the
+training step with ``ms.amp.build_train_network``, as MindSpore does (a
+manager with an update cell gives a ``TrainOneStepWithLossScaleCell`` that
+skips overflowing steps; MindSpore's CPU target refuses that one).
+
 Where this differs from MindSpore: every mode runs op by op, so
-``dataset_sink_mode=True`` runs the same loop as False; ``amp_level`` must
-be "O0" (no automatic mixed precision); ``loss_scale_manager`` is not
-supported (use an optimizer's ``loss_scale``).
+``dataset_sink_mode=True`` runs the same loop as False.
 
 Example::
 
@@ -67,10 +70,8 @@ class Model:
         if optimizer is not None and not isinstance(optimizer, Optimizer):
             raise TypeError(f"Model: optimizer must be an nn optimizer (SGD, Momentum, Adam, ...), got "
                             f"{type(optimizer).__name__}")
-        if amp_level != "O0":
-            raise ValueError(f"Model: amp_level {amp_level!r} is not supported; mscustom computes in the "
-                             "parameters' own dtypes, so only 'O0' is accepted")
-        unsupported = sorted(k for k, v in kwargs.items() if v is not None and k != "keep_batchnorm_fp32")
+        amp_kwargs = {k: kwargs.pop(k) for k in ("loss_scale_manager", "keep_batchnorm_fp32") if k in kwargs}
+        unsupported = sorted(k for k, v in kwargs.items() if v is not None)
         if unsupported:
             raise ValueError(f"Model: argument(s) {unsupported} are not supported here (loss scaling lives in "
                              "the optimizer's loss_scale)")
@@ -83,7 +84,12 @@ class Model:
         self._metric_fns = _metrics(metrics)
         self._amp_level = amp_level
         self._train_network = None
-        if optimizer is not None:
+        if optimizer is not None and (amp_level != "O0" or amp_kwargs):
+            from .._amp_train import build_train_network
+            self._train_network = build_train_network(network, optimizer, loss_fn, amp_level, boost_level,
+                                                      **amp_kwargs)
+            network.set_train(False)
+        elif optimizer is not None:
             body = WithLossCell(network, loss_fn) if loss_fn is not None else network
             self._train_network = TrainOneStepCell(body, optimizer)
             network.set_train(False)                     # train() switches it on when it runs
