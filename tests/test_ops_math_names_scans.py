@@ -108,6 +108,7 @@ def test_beyond_mindspore_cpu():
     from _ops_math_oracle import T
     from mscustom import ops
     from mscustom.testing import check_grad
+    from mscustom import grad as ms_grad
     assert ops.diff(T([1.0, 3.0, 6.0, 10.0]), 2).asnumpy().tolist() == [1.0, 1.0]
     assert ops.diff(T([1.0, 3.0]), 0).asnumpy().tolist() == [1.0, 3.0]
     assert ops.dist(T([1.0, -2.0, 3.0]), T([0.0, 0.0, 0.0]), float("inf")).asnumpy() == 3.0
@@ -116,3 +117,8 @@ def test_beyond_mindspore_cpu():
     check_grad(lambda a: ops.cummax(a, 1)[0], T([[1.0, 3.0, 2.0, 5.0]]))
     check_grad(lambda a: ops.cummin(a, 0)[0], T([[1.0, 3.0], [0.0, 5.0]]))
     check_grad(lambda a: ops.logcumsumexp(a, 1), T([[1.0, -2.0, 0.5], [3.0, 3.0, -1.0]]))
+    check_grad(lambda a: ops.logcumsumexp(a, 0) * T([[1.0, -2.0], [3.0, 0.5], [-1.0, 2.0]]),
+               T([[1.0, -2.0], [3.0, 3.0], [0.5, -1.0]]))
+    g = ms_grad(lambda a: ops.logcumsumexp(a, 0).sum())
+    assert g(T([0.0, 1000.0])).asnumpy().tolist() == [1.0, 1.0]         # no overflow far apart
+    assert g(T([1000.0, 0.0])).asnumpy().tolist() == [2.0, 0.0]

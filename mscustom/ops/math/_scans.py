@@ -83,13 +83,19 @@ def _lcse_kernel(a, i):
 
 
 def _lcse_grad_kernel(a, i):
-    # d out_j / d x_i = exp(x_i - out_j) for i <= j: grad_i = exp(x_i) * sum_{j >= i} g_j exp(-out_j),
-    # in float64 with both exponents shifted by the slice's first output
+    # d out_j / d x_i = exp(x_i - out_j) for i <= j, so grad_i = sum_{j >= i} g_j exp(x_i - out_j). The sums
+    # of the positive and the negative g_j exp(-out_j) are taken in log space (reverse logcumsumexp), so
+    # neither exp(x_i) nor exp(-out_j) is formed: x_i <= out_j keeps every term at most |g_j|.
     g, x, out = (v.astype(np.float64) for v in i)
     ax = a["axis"]
-    ref = np.take(out, [0], axis=ax)
-    w = np.flip(np.cumsum(np.flip(g * np.exp(ref - out), ax), axis=ax), ax)
-    return (np.exp(x - ref) * w).astype(i[1].dtype, copy=False)
+
+    def rev_lcse(v):
+        return np.flip(np.logaddexp.accumulate(np.flip(v, ax), axis=ax), ax)
+
+    with np.errstate(divide="ignore"):
+        pos = rev_lcse(np.log(np.maximum(g, 0)) - out)
+        neg = rev_lcse(np.log(np.maximum(-g, 0)) - out)
+    return (np.exp(x + pos) - np.exp(x + neg)).astype(i[1].dtype, copy=False)
 
 
 _LCSE_GRAD = defop("logcumsumexp_grad", 3, quiet(_lcse_grad_kernel), lambda a, s: (s, [list(s[1])]),
