@@ -108,3 +108,4 @@ __getattr__.targets["BackupAndRestore"] = ".train.callback_more:BackupAndRestore
 __getattr__.targets.update({name: "._top_metrics:" + name for name in (   # MindSpore's metrics, where defined
     "ConfusionMatrixMetric", "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance",
     "OcclusionSensitivity")})
+__getattr__.targets["shard"] = "._jit_names:shard"   # fn itself in one process, as MindSpore

@@ -25,7 +25,7 @@ from .nn.cell import Cell
 from .tensor import Tensor
 
 __all__ = ["recompute", "lazy_inline", "no_inline", "jit_class", "JitConfig", "enable_dynamic",
-           "set_recursion_limit", "STRICT", "COMPATIBLE", "LAX"]
+           "set_recursion_limit", "shard", "STRICT", "COMPATIBLE", "LAX"]
 
 STRICT, COMPATIBLE, LAX = 0, 1, 2
 
@@ -134,3 +134,14 @@ def set_recursion_limit(recursion_limit=1000):
                          f"'{type(recursion_limit).__name__}'.")
     if sys.getrecursionlimit() < recursion_limit:
         sys.setrecursionlimit(recursion_limit)
+
+
+def shard(fn, in_strategy, out_strategy=None, parameter_plan=None):
+    """Operator-level sharding of ``fn``'s inputs over devices. In one process (world size 1) it is
+    ``fn`` itself, as MindSpore returns it; across processes mscustom parallelises data only."""
+    from .communication import get_group_size
+    if get_group_size() == 1:
+        return fn
+    raise NotImplementedError(f"shard: sharding '{getattr(fn, '__name__', type(fn).__name__)}' across "
+                              f"{get_group_size()} processes (model parallelism) is not provided; mscustom "
+                              f"parallelises data (DATA_PARALLEL)")

@@ -245,3 +245,12 @@ def test_metrics_at_top_level():
     acc = ms.Accuracy()
     acc.update(Tensor(np.array([[0.2, 0.8], [0.9, 0.1]], np.float32)), Tensor(np.array([1, 1], np.int32)))
     assert acc.eval() == 0.5
+
+
+def test_shard_in_one_process():
+    net = nn.Dense(2, 2)
+    assert ms.shard(net, in_strategy=((1, 1),)) is net
+
+    def f(a):
+        return a * 2
+    assert ms.shard(f, in_strategy=((1,),))(Tensor([1.0, 2.0])).asnumpy().tolist() == [2.0, 4.0]
