@@ -159,7 +159,8 @@ def numpy_matmul_ms(rounds=7, number=200):
 
 
 def bench_lstm(report, rounds=7):
-    from mscustom.ops import _loop_loader, _rnn_loops
+    from mscustom.ops import _loop_loader
+    from mscustom.ops.nn import rnn_loops as _rnn_loops
     _loop_loader.load()                 # the steady state: every Numba loop loaded before timing
     _rnn_loops.get()
     ids, labels = lstm_data()

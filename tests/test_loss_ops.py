@@ -162,12 +162,12 @@ def test_label_range_check_for_every_integer_dtype(dtype):
 
 
 def test_row_start_cache_stays_bounded_when_batch_sizes_keep_changing():
-    from mscustom.ops.nn import loss_fused as _loss_ops
-    for n in range(1, 3 * _loss_ops._MAX_STARTS):
+    from mscustom.ops.nn import loss_fused
+    for n in range(1, 3 * loss_fused._MAX_STARTS):
         z = _logits(n, 3)
         y = ms.Tensor(np.zeros(n, np.int32))
         np.testing.assert_allclose(sce(z, y, "sum").asnumpy(), _reference(z, y, "sum"), rtol=1e-5, atol=1e-6)
-    assert len(_loss_ops._STARTS) <= _loss_ops._MAX_STARTS
+    assert len(loss_fused._STARTS) <= loss_fused._MAX_STARTS
 
 
 def test_gradient_op_called_directly_checks_the_labels_range():

@@ -11,7 +11,7 @@ import pytest
 
 import mscustom as ms
 from mscustom import nn, ops
-from mscustom.ops import _rnn_loops, _rnn_ops
+from mscustom.ops.nn import rnn as _rnn, rnn_loops as _rnn_loops
 from mscustom.testing import check_grad
 
 # ------------------------------------------------------------------ NumPy reference of MindSpore's equations
@@ -276,7 +276,7 @@ def test_values_and_gradients_equal_the_per_step_composition(name, make, use_hx,
 
 # ------------------------------------------------------------------ the ops themselves
 def _op_args(kind, rng, dtype, bf, h0, bias, lens, steps=4, batch=3, hid=2):
-    gates = _rnn_ops.GATES[kind] * hid
+    gates = _rnn.GATES[kind] * hid
     gi = rng.standard_normal((batch, steps, gates) if bf else (steps, batch, gates)).astype(dtype)
     w = (0.6 * rng.standard_normal((gates, hid))).astype(dtype)
     args = [ms.Tensor(gi), ms.Tensor(w)]
@@ -302,7 +302,7 @@ def test_sequence_op_gradients_against_finite_differences(kind, bf, reverse, h0,
     rng = np.random.default_rng(13)
     args, extra = _op_args(kind, rng, np.float64, bf, h0, bias, lens)
     names = [k for k in ("h0", "c0", "b_hh") if k in extra]
-    fn = {"lstm": _rnn_ops.lstm_sequence, "gru": _rnn_ops.gru_sequence, "rnn": _rnn_ops.rnn_sequence}[kind]
+    fn = {"lstm": _rnn.lstm_sequence, "gru": _rnn.gru_sequence, "rnn": _rnn.rnn_sequence}[kind]
 
     def f(gi, w, *rest):
         kw = dict(zip(names, rest), seq_length=extra.get("seq_length"), reverse=reverse, batch_first=bf)
@@ -320,7 +320,7 @@ def test_step_loops_give_the_numpy_forms_bits():
         for bf, reverse, bias, lens in ((False, False, False, None), (True, True, True, [6, 2, 0, 3]),
                                         (False, True, True, [1, 6, 6, 4]), (True, False, False, [5, 0, 6, 2])):
             steps, n, hid = 6, 4, 5
-            gates = _rnn_ops.GATES[kind] * hid
+            gates = _rnn.GATES[kind] * hid
             gi = (3 * rng.standard_normal((n, steps, gates) if bf else (steps, n, gates))).astype(np.float32)
             gi.reshape(-1)[::37] = 60.0                 # exp(-60) and exp(60): sigmoid's ends
             gi.reshape(-1)[5::41] = -60.0
@@ -334,7 +334,7 @@ def test_step_loops_give_the_numpy_forms_bits():
             if lens is not None:
                 ins.append(np.array(lens, np.int32))
             attrs = dict(batch_first=bf, reverse=reverse, has_h0=True, has_bias=bias, has_lens=lens is not None)
-            fwd = [_rnn_ops._forward(kind, attrs, ins, use_loops=u) for u in (False, True)]
+            fwd = [_rnn._forward(kind, attrs, ins, use_loops=u) for u in (False, True)]
             for a, b in zip(*fwd):
                 np.testing.assert_array_equal(a, b)
             outs = fwd[0]
@@ -343,7 +343,7 @@ def test_step_loops_give_the_numpy_forms_bits():
             saved = [dy, dh, dh[::-1].copy(), w, outs[4]] if kind == "lstm" else [dy, dh, w, outs[2], outs[3]]
             if lens is not None:
                 saved.append(ins[-1])
-            back = [_rnn_ops._backward(kind, attrs, saved, use_loops=u) for u in (False, True)]
+            back = [_rnn._backward(kind, attrs, saved, use_loops=u) for u in (False, True)]
             for a, b in zip(*back):
                 np.testing.assert_array_equal(a, b)
 
@@ -355,12 +355,12 @@ def test_layers_use_the_loops_once_loaded_and_give_the_same_values():
     x = ms.Tensor(np.random.default_rng(1).standard_normal((4, 6, 8)).astype(np.float32))
     grad = ms.grad(lambda t: lstm(t)[0].sum())
     got = lstm(x)[0].asnumpy(), grad(x).asnumpy()
-    saved = _rnn_ops.MIN_LOOP_SIZE
-    _rnn_ops.MIN_LOOP_SIZE = 10 ** 9                    # the NumPy forms
+    saved = _rnn.MIN_LOOP_SIZE
+    _rnn.MIN_LOOP_SIZE = 10 ** 9                    # the NumPy forms
     try:
         want = lstm(x)[0].asnumpy(), grad(x).asnumpy()
     finally:
-        _rnn_ops.MIN_LOOP_SIZE = saved
+        _rnn.MIN_LOOP_SIZE = saved
     for a, b in zip(got, want):
         np.testing.assert_array_equal(a, b)
 
@@ -408,18 +408,18 @@ def test_op_errors_name_the_op():
     gi, w = ms.Tensor(np.zeros((3, 2, 8), np.float32)), ms.Tensor(np.zeros((8, 2), np.float32))
     with pytest.raises(ValueError, match=r"op 'gru_sequence': w_hh must have shape \(3 \* hidden, hidden\), got "
                                          r"\[8, 2\]"):
-        _rnn_ops.gru_sequence(gi, w)
+        _rnn.gru_sequence(gi, w)
     with pytest.raises(ValueError, match=r"op 'lstm_sequence': h0 must have shape \(batch, hidden\) = \[2, 2\], "
                                          r"got \[3, 2\]"):
-        _rnn_ops.lstm_sequence(gi, w, ms.Tensor(np.zeros((3, 2), np.float32)), ms.Tensor(np.zeros((3, 2), np.float32)))
+        _rnn.lstm_sequence(gi, w, ms.Tensor(np.zeros((3, 2), np.float32)), ms.Tensor(np.zeros((3, 2), np.float32)))
     with pytest.raises(ValueError, match="op 'lstm_sequence': give both h0 and c0, or neither"):
-        _rnn_ops.lstm_sequence(gi, w, ms.Tensor(np.zeros((2, 2), np.float32)))
+        _rnn.lstm_sequence(gi, w, ms.Tensor(np.zeros((2, 2), np.float32)))
     with pytest.raises(TypeError, match="op 'lstm_sequence': w_hh must have gi's dtype"):
-        _rnn_ops.lstm_sequence(gi, ms.Tensor(np.zeros((8, 2), np.float64)))
+        _rnn.lstm_sequence(gi, ms.Tensor(np.zeros((8, 2), np.float64)))
     with pytest.raises(TypeError, match="op 'lstm_sequence': lens must be an integer tensor"):
-        _rnn_ops.lstm_sequence(gi, w, seq_length=ms.Tensor(np.zeros(2, np.float32)))
+        _rnn.lstm_sequence(gi, w, seq_length=ms.Tensor(np.zeros(2, np.float32)))
     with pytest.raises(ValueError, match=r"op 'rnn_sequence': activation must be one of \['tanh', 'relu'\]"):
-        _rnn_ops.rnn_sequence(ms.Tensor(np.zeros((3, 2, 2), np.float32)), ms.Tensor(np.zeros((2, 2), np.float32)),
+        _rnn.rnn_sequence(ms.Tensor(np.zeros((3, 2, 2), np.float32)), ms.Tensor(np.zeros((2, 2), np.float32)),
                               activation="gelu")
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from .. import ops
-from ..ops.nn import conv as _conv_ops
+from ..ops.nn import conv as _conv
 from ..tensor import Parameter, Tensor
 from . import init as _init
 from .cell import Cell
@@ -86,10 +86,10 @@ class Conv2d(_Conv):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0,
                  dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None, data_format="NCHW",
                  dtype=_dt.float32):
-        kernel = _conv_ops._int_pair(kernel_size, "Conv2d", "kernel_size")
-        _conv_ops._int_pair(stride, "Conv2d", "stride")
-        _conv_ops._int_pair(dilation, "Conv2d", "dilation")
-        _conv_ops._padding4(padding, "Conv2d")
+        kernel = _conv._int_pair(kernel_size, "Conv2d", "kernel_size")
+        _conv._int_pair(stride, "Conv2d", "stride")
+        _conv._int_pair(dilation, "Conv2d", "dilation")
+        _conv._padding4(padding, "Conv2d")
         super().__init__("Conv2d", in_channels, out_channels, kernel, stride, pad_mode, padding, dilation,
                          group, has_bias, weight_init, bias_init,
                          (out_channels, _positive("Conv2d", "in_channels", in_channels) //
@@ -111,7 +111,7 @@ class Conv1d(_Conv):
         _positive("Conv1d", "stride", stride)
         _positive("Conv1d", "dilation", dilation)
         pad4 = (0, 0) + tuple(padding) if isinstance(padding, (tuple, list)) else padding
-        _conv_ops._padding4(pad4, "Conv1d")
+        _conv._padding4(pad4, "Conv1d")
         super().__init__("Conv1d", in_channels, out_channels, k, stride, pad_mode,
                          0 if pad4 == (0, 0, 0, 0) else padding, dilation, group, has_bias, weight_init,
                          bias_init, (out_channels, _positive("Conv1d", "in_channels", in_channels) //
@@ -135,8 +135,8 @@ class Conv2dTranspose(_Conv):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0,
                  output_padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
                  dtype=_dt.float32):
-        kernel = _conv_ops._int_pair(kernel_size, "Conv2dTranspose", "kernel_size")
-        _conv_ops._padding4(padding, "Conv2dTranspose")
+        kernel = _conv._int_pair(kernel_size, "Conv2dTranspose", "kernel_size")
+        _conv._padding4(padding, "Conv2dTranspose")
         super().__init__("Conv2dTranspose", in_channels, out_channels, kernel, stride, pad_mode, padding,
                          dilation, group, has_bias, weight_init, bias_init,
                          (in_channels, _positive("Conv2dTranspose", "out_channels", out_channels) //

@@ -5,7 +5,7 @@
 ``mean`` and biased ``var`` (C,), which ``ops.batch_norm`` feeds to the moving
 statistics' update. Composed of ops, the same normalization is about nine op
 calls forward and twenty backward, each a pass over ``x``; here each direction
-is one Numba call (``_cnn_loops``) that sweeps one channel at a time while its
+is one Numba call (``cnn_loops.py``) that sweeps one channel at a time while its
 values are in cache:
 
     dx = gamma * rstd * (dy - mean(dy) - xhat * mean(dy * xhat)),   rstd = 1 / sqrt(var + eps)
@@ -14,7 +14,7 @@ values are in cache:
 The sums run in float64, so values match the composed ops' to float rounding.
 The backward op has no gradient of its own (as ``layer_norm_last``'s): second
 derivatives through a training BatchNorm raise naming it. Inference mode and
-other dtypes stay composed of ops (``_norm_ops``), as does every exported graph
+other dtypes stay composed of ops (``norm.py``), as does every exported graph
 (an export refuses the training step's in-place statistics update anyway).
 
 Example::

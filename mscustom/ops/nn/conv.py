@@ -2,7 +2,7 @@
 
 The kernels are im2col + BLAS matrix products. For float32 and float64,
 each layer runs over chunks of samples whose columns stay in cache (2 MiB;
-the whole batch for small layers): Numba loops (``_cnn_loops.py``) write a
+the whole batch for small layers): Numba loops (``cnn_loops.py``) write a
 chunk's columns into a reused buffer, then one product per chunk gives its
 output, its filter gradient term, or its column gradients, which col2im sums
 in one pass (see "Numba kernels" below).

@@ -4,7 +4,7 @@ Each is composed of differentiable ops (mean, subtract, rsqrt-by-sqrt,
 multiply), so its gradient is the exact derivative of the forward formula,
 including the terms through the batch mean and variance; ``batch_norm``'s
 training mode on float32/float64 is one op each way instead
-(``_batch_norm_ops``, the same values to float rounding). The moving
+(``batch_norm.py``, the same values to float rounding). The moving
 statistics of ``batch_norm`` are updated in place, outside the tape.
 
 Example::

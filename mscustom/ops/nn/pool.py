@@ -1,6 +1,6 @@
 """Pooling (NCHW): ``max_pool2d``, ``avg_pool2d``, ``adaptive_avg_pool2d``.
 
-Float32 and float64 pooling run as Numba loops (``_cnn_loops.py``), one pass
+Float32 and float64 pooling run as Numba loops (``cnn_loops.py``), one pass
 each way. Max pooling keeps the first maximum of each window (as MindSpore
 does): the op ``max_pool2d`` has a second, int32 output, the flat input
 position of that element per window (-1 where it is padding), and its
@@ -136,7 +136,7 @@ def _max_pool_gather_ref(attrs, ins):
 # The op computes the maxima and, per output, the flat ``h * W + w`` position of its window's first
 # maximum in the input (-1 where that is padding, which receives no gradient); the gradient scatters
 # the output gradient to those positions (no recomputation of the forward), and the scatter's own
-# gradient gathers at them. Float32/float64 run as Numba loops (``_cnn_loops``), other floats through
+# gradient gathers at them. Float32/float64 run as Numba loops (``cnn_loops.py``), other floats through
 # the NumPy reference above, converted to positions.
 def _tap_positions(idx, x_shape, attrs):
     """The reference's per-output tap index as flat input positions (-1 for padding)."""

@@ -1,4 +1,4 @@
-"""Numba loops for the per-step work of the recurrent sequence ops (``_rnn_ops.py``), one pass each.
+"""Numba loops for the per-step work of the recurrent sequence ops (``rnn.py``), one pass each.
 
 Per step an LSTM or GRU does a dozen elementwise operations on (batch,
 hidden) blocks; as NumPy calls on such small, strided blocks each costs more
@@ -23,7 +23,7 @@ reproduce):
   (``ws`` rows r, z, gh_n, n), ``gru_back`` writing ``d_gi`` and ``d_gh`` and
   ``dh * z`` (added to the product with ``w_hh`` after it).
 
-``_rnn_ops.py`` has each one's NumPy form, which runs until these are loaded
+``rnn.py`` has each one's NumPy form, which runs until these are loaded
 and for other dtypes and layouts. The loops take float32 only (the recurrent
 layers' dtype; float64 and float16 use the NumPy forms): loading them costs
 a fresh process about a tenth of a second per loop from Numba's disk cache,
