@@ -119,3 +119,5 @@ __all__ += ["DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneS
             "WithGradCell", "ForwardValueAndGrad", "ParameterUpdate"]
 from .image import ImageGradients, CentralCrop, PSNR, SSIM, MSSSIM  # noqa: E402
 __all__ += ["ImageGradients", "CentralCrop", "PSNR", "SSIM", "MSSSIM"]
+from .conv_more import Conv3d, Conv3dTranspose, Conv1dTranspose  # noqa: E402
+__all__ += ["Conv3d", "Conv3dTranspose", "Conv1dTranspose"]
