@@ -11,8 +11,7 @@ import numpy as np
 from ... import dtype as _dt
 from ..._core.dispatch import call
 from ..._core.registry import register_function
-from ...tensor import Tensor
-from .._builtin import NOATTR, broadcast_shape, defop, float_only, functional, result_dtype, tensor_arg, unary
+from .._builtin import NOATTR, broadcast_shape, defop, float_only, functional, result_dtype, unary
 
 __all__ = []
 
@@ -108,37 +107,6 @@ def float_or_int_to_f32(name, allow_bool=True):
             raise TypeError(f"op '{name}': input must be a number type, got bool")
         return dtypes, [d if _dt.is_floating(d) else _dt.float32]
     return infer
-
-
-def promote_to_float(name):
-    """FInferType of a binary op: the promoted float dtype; integer and bool inputs alone give float32."""
-    def infer(attrs, dtypes):
-        out = result_dtype([d.np_dtype for d in dtypes])
-        return dtypes, [_dt.from_numpy(out) if out.kind == "f" else _dt.float32]
-    return infer
-
-
-def same_dtype_int(name, allow_bool=False):
-    """FInferType: integer tensors (bool too when allowed) of one dtype, kept."""
-    def infer(attrs, dtypes):
-        for i, d in enumerate(dtypes):
-            if not (_dt.is_integral(d) and (d.name != "bool" or allow_bool)):
-                raise TypeError(f"op '{name}': input {i} must be an integer tensor, got {d.name}")
-        out = np.result_type(*(d.np_dtype for d in dtypes))
-        return dtypes, [_dt.from_numpy(out)]
-    return infer
-
-
-def other_like(x, other, name):
-    """``other`` as a Tensor; a Python number takes ``x``'s dtype when ``x`` is a float tensor."""
-    if isinstance(other, Tensor):
-        return other
-    if isinstance(other, (bool, np.bool_)) or not isinstance(other, (int, float, np.number)):
-        return tensor_arg(other, name)
-    dtype = x._data.dtype if x._data.dtype.kind == "f" else (np.float32 if isinstance(other, float) else np.int64)
-    if x._data.dtype.kind in "iu" and isinstance(other, (int, np.integer)):
-        dtype = x._data.dtype
-    return Tensor._wrap(np.asarray(other, dtype))
 
 
 def run(op, *tensors, attrs=None):
