@@ -121,3 +121,5 @@ from .image import ImageGradients, CentralCrop, PSNR, SSIM, MSSSIM  # noqa: E402
 __all__ += ["ImageGradients", "CentralCrop", "PSNR", "SSIM", "MSSSIM"]
 from .conv_more import Conv3d, Conv3dTranspose, Conv1dTranspose  # noqa: E402
 __all__ += ["Conv3d", "Conv3dTranspose", "Conv1dTranspose"]
+from .lrn_embedding import LRN, MultiFieldEmbeddingLookup  # noqa: E402
+__all__ += ["LRN", "MultiFieldEmbeddingLookup"]
