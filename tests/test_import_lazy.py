@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 # modules ``import mscustom`` must not load: each is imported on first use of a name that needs it
-LAZY = ["numba", "cffi", "scipy", "threadpoolctl", "socket", "queue", "csv", "numpy.random",
+LAZY = ["numba", "cffi", "scipy", "threadpoolctl", "socket", "queue", "csv", "numpy.random", "hashlib",
         "mscustom.dataset", "mscustom.train", "mscustom.communication", "mscustom.profiler",
         "mscustom.parallel", "mscustom.device_context", "mscustom.amp", "mscustom._threads", "mscustom.nn.distributed",
         "mscustom.ops.comm.collective", "mscustom.ops.custom.hybrid", "mscustom.ops.custom.jit",

@@ -37,11 +37,9 @@ Example::
     entry(x.ravel(), b, out.ravel(), n_rows, n_cols, x.size)
 """
 
-import hashlib
 import importlib.util
 import os
 import sys
-import tempfile
 import threading
 import warnings
 from collections import namedtuple
@@ -149,6 +147,7 @@ def cache_dir():
 
 
 def _digest(source):
+    import hashlib          # here, not at import: most programs never compile a fused kernel
     return hashlib.sha256(source.encode()).hexdigest()[:20]
 
 
@@ -159,6 +158,7 @@ def compiled(source):
 
 def _load_module(source, digest):
     """Import ``source`` from a content-named file (written atomically, once)."""
+    import tempfile                     # here, not at import (few programs compile a fused kernel)
     mod = _MODULES.get(digest)
     if mod is not None:
         return mod
