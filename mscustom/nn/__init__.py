@@ -123,3 +123,5 @@ from .conv_more import Conv3d, Conv3dTranspose, Conv1dTranspose  # noqa: E402
 __all__ += ["Conv3d", "Conv3dTranspose", "Conv1dTranspose"]
 from .lrn_embedding import LRN, MultiFieldEmbeddingLookup  # noqa: E402
 __all__ += ["LRN", "MultiFieldEmbeddingLookup"]
+from .ctc_loss import CTCLoss  # noqa: E402
+__all__ += ["CTCLoss"]
