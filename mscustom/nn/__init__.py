@@ -125,3 +125,6 @@ from .lrn_embedding import LRN, MultiFieldEmbeddingLookup  # noqa: E402
 __all__ += ["LRN", "MultiFieldEmbeddingLookup"]
 from .ctc_loss import CTCLoss  # noqa: E402
 __all__ += ["CTCLoss"]
+from . import math_cells as _math_cells
+from .math_cells import *  # noqa: F401,F403
+__all__ += _math_cells.__all__
