@@ -1,4 +1,4 @@
-"""Optimizers AdaMax, ASGD, Rprop, ProximalAdagrad, LazyAdam (and weight decay with a loss scale): parameters after
+"""Optimizers AdaMax, ASGD, Rprop, ProximalAdagrad, LazyAdam, AdamOffload (and weight decay with a loss scale): parameters after
 three steps equal MindSpore 2.10's for the same gradients. Comments list MindSpore's state names."""
 
 import numpy as np
@@ -22,6 +22,7 @@ STEPS = [
     ('nn.Adam(params, learning_rate=0.05, weight_decay=0.1, loss_scale=2.0)', 3, [0.40658087, -0.9051798, 1.89266741, 0.12703283], [[0.15809017, -0.05369983], [1.41992235, -0.77323431]]),  # state: ['b', 'beta1_power', 'beta2_power', 'global_step', 'learning_rate', 'moment1.b', 'moment1.w', 'moment2.b', 'moment2.w', 'w']
     ('nn.SGD(params, learning_rate=0.05, weight_decay=0.1, loss_scale=2.0)', 3, [0.48753738, -0.97507477, 1.95514953, 0.10100752], [[0.27731389, -0.19701499], [1.49126875, -0.70093274]]),  # state: ['accum.b', 'accum.w', 'b', 'global_step', 'learning_rate', 'momentum', 'stat.b', 'stat.w', 'w']
     ('nn.Momentum(params, 0.05, 0.9, weight_decay=0.1, loss_scale=4.0)', 3, [0.48365867, -0.96731734, 1.93701088, 0.09839513], [[0.27176166, -0.19441397], [1.47299933, -0.69286096]]),  # state: ['b', 'global_step', 'learning_rate', 'moments.b', 'moments.w', 'momentum', 'w']
+
 ]
 
 

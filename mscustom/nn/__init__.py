@@ -128,3 +128,5 @@ __all__ += ["CTCLoss"]
 from . import math_cells as _math_cells
 from .math_cells import *  # noqa: F401,F403
 __all__ += _math_cells.__all__
+from .optim import AdamOffload  # noqa: E402
+__all__ += ["AdamOffload"]

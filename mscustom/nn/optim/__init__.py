@@ -25,3 +25,6 @@ from .proximal_adagrad import ProximalAdagrad
 from .lazyadam import LazyAdam
 
 __all__ += ["AdaMax", "ASGD", "Rprop", "ProximalAdagrad", "LazyAdam"]
+from .adam_offload import AdamOffload
+
+__all__ += ["AdamOffload"]
