@@ -23,6 +23,8 @@ STEPS = [
     ('nn.SGD(params, learning_rate=0.05, weight_decay=0.1, loss_scale=2.0)', 3, [0.48753738, -0.97507477, 1.95514953, 0.10100752], [[0.27731389, -0.19701499], [1.49126875, -0.70093274]]),  # state: ['accum.b', 'accum.w', 'b', 'global_step', 'learning_rate', 'momentum', 'stat.b', 'stat.w', 'w']
     ('nn.Momentum(params, 0.05, 0.9, weight_decay=0.1, loss_scale=4.0)', 3, [0.48365867, -0.96731734, 1.93701088, 0.09839513], [[0.27176166, -0.19441397], [1.47299933, -0.69286096]]),  # state: ['b', 'global_step', 'learning_rate', 'moments.b', 'moments.w', 'momentum', 'w']
 
+    ('nn.AdamOffload(params, learning_rate=0.1)', 3, [0.40228665, -0.90228647, 1.90228653, 0.19771306], [[0.0194673, -0.2], [1.78053272, -0.98053253]]),  # state: ['b', 'beta1_power', 'beta2_power', 'global_step', 'learning_rate', 'moment1.b', 'moment1.w', 'moment2.b', 'moment2.w', 'w']
+    ('nn.AdamOffload(params, learning_rate=0.05, beta1=0.8, use_nesterov=True, weight_decay=0.1, loss_scale=2.0)', 3, [0.36747196, -0.86398077, 1.84632242, 0.15480405], [[0.11013243, -0.01304491], [1.36534548, -0.76778269]]),  # state: ['b', 'beta1_power', 'beta2_power', 'global_step', 'learning_rate', 'moment1.b', 'moment1.w', 'moment2.b', 'moment2.w', 'w']
 ]
 
 
