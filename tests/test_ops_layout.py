@@ -183,3 +183,29 @@ def test_import_layering():
                             for t in _targets("", False, imp, _modules_cache)]
     stale = sorted({(m, t) for m, targets in every.items() for t in targets if t in old})
     assert stale == [], f"import these from their homes (mscustom/ops/_moved.py): {stale}"
+
+
+def test_concern_packages_run_their_init_after_the_core(tmp_path, monkeypatch):
+    """``ops/_packages.py``: a core module of a registered package loads without the package's
+    ``__init__``; a name read from a still pending package runs that one's ``__init__`` on demand."""
+    import importlib
+    import sys
+    files = {
+        "lp/__init__.py": "from mscustom.ops import _packages\n_packages.create(__name__, ('a', 'b'))\n"
+                          "from .a import core\n_packages.finish()\n",
+        "lp/a/__init__.py": "from . import names\nfrom .names import *\nINIT_RAN = True\n",
+        "lp/a/core.py": "import sys\nSAW_INIT = 'INIT_RAN' in sys.modules[__package__].__dict__\n",
+        "lp/a/names.py": "from ..b import helper\n__all__ = ['name_a']\n\ndef name_a():\n    return helper()\n",
+        "lp/b/__init__.py": "def helper():\n    return 2\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        lp = importlib.import_module("lp")
+        assert lp.a.core.SAW_INIT is False and lp.a.INIT_RAN and lp.a.name_a() == 2
+        assert "__getattr__" not in vars(lp.a) and "__getattr__" not in vars(lp.b)
+    finally:
+        for name in [m for m in sys.modules if m == "lp" or m.startswith("lp.")]:
+            del sys.modules[name]
