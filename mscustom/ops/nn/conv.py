@@ -3,9 +3,9 @@
 The kernels are im2col + BLAS matrix products. For float32 and float64,
 each layer runs over chunks of samples whose columns stay in cache (2 MiB;
 the whole batch for small layers): Numba loops (``cnn_loops.py``) write a
-chunk's columns into a reused buffer, then one product per chunk gives its
-output, its filter gradient term, or its column gradients, which col2im sums
-in one pass (see "Numba kernels" below).
+chunk's columns into a reused buffer, then products per sample give the
+output or the column gradients (which col2im sums in one pass), one product
+per chunk the filter gradient's term (see "Numba kernels" below).
 Other dtypes take the NumPy reference kernels: the padded input's sliding
 windows (``np.lib.stride_tricks.sliding_window_view``, no copy) gathered once
 into one column matrix for the whole batch, col2im as one strided add per
@@ -237,19 +237,27 @@ def _backprop_filter_ref(attrs, ins):
 
 # ================================================================== Numba kernels (float32, float64)
 # The reference kernels above gather the columns through a window view and transpose the products'
-# output and the output gradient with NumPy copies. The kernels below work on chunks of samples:
-# Numba writes a chunk's columns as (C*kH*kW, n, oH*oW) into a reused buffer (the padding read as
-# zeros, no padded copy of the input), lays the chunk's output gradient out as (O, n*oH*oW) in one
-# pass (a view for one sample), and per chunk
-#   forward          y = W @ cols                    (O, n*oH*oW), then to NCHW in one pass
-#   filter gradient  dW += dy @ cols.T               the inner dimension spans the chunk's samples
-#   input gradient   dcols = W.T @ dy, col2im        col2im one Numba pass into the input gradient
+# output and the output gradient with NumPy copies. The kernels below work on chunks of samples,
+# the padding read as zeros (no padded copy of the input), into reused buffers:
+#   forward          per sample y = W @ cols         Numba writes the chunk's columns sample by
+#                                                    sample (n, C*kH*kW, oH*oW); one batched matmul
+#                                                    writes every sample's product into its NCHW output
+#   input gradient   per sample dcols = W.T @ dy     the NCHW output gradient read as it is, then
+#                                                    col2im one Numba pass into the input gradient
+#   filter gradient  dW += dy @ cols.T               columns (C*kH*kW, n, oH*oW) and the output
+#                                                    gradient laid out as (O, n*oH*oW) in one pass (a
+#                                                    view for one sample): the inner dimension spans
+#                                                    the chunk's samples
+# Per-sample products need no transpose of the output or of the output gradient; measured on the
+# ResNet-ish step's layers (bench/resnet_bench.py) forward and input gradient took 2-9% less time
+# than one product per chunk and the two transposes, even for 8x8 outputs; the filter gradient's
+# per-sample terms (then summed) were no faster than its one product per chunk.
 # The columns of a 3x3 convolution are 9x its input: written for the whole batch they stream
 # through memory twice (measured here: as slow as the products); a chunk of at most _CHUNK_BYTES
 # stays in cache between im2col and its product. Measured on the ResNet-ish step's layers
 # (bench/resnet_bench.py): chunks of 512 KiB to 4 MiB within a few percent of each other, 2 MiB
-# the fastest, the whole batch about 15% slower. Chunks hold as many samples as fit, so small late
-# layers still make one product over the whole batch.
+# the fastest, the whole batch about 15% slower. Chunks hold as many samples as fit, so the filter
+# gradient of small late layers is still one product over the whole batch.
 _SCRATCH = threading.local()
 _SCRATCH_MAX = 1 << 25          # bytes: larger matrices are allocated per call, not kept
 _CHUNK_BYTES = 1 << 21          # bytes of one chunk's columns (see above)
@@ -334,15 +342,14 @@ def _backprop_input_compute(attrs, ins, out=None):
     x_shape = attrs["x_shape"]
     dx = np.empty(x_shape, dy.dtype) if out is None else out
     wt = w.reshape(g, o // g, cg * kh * kw).transpose(0, 2, 1)
-    col2im = _cnn_loops.get("col2im_batch")
+    col2im = _cnn_loops.get("col2im")
     args = _loop_args(attrs, kh, kw, oh, ow)
     step = _chunk(n, x_shape[1] * kh * kw, oh * ow, dy.itemsize)
     for b0 in range(0, n, step):
         b1 = min(n, b0 + step)
-        dyt = _dy_channels_major(dy[b0:b1])
-        dcols = _scratch((g, cg * kh * kw, (b1 - b0) * oh * ow), dy.dtype)
-        np.matmul(wt, dyt.reshape(g, o // g, -1), out=dcols)
-        col2im(dcols.reshape(x_shape[1] * kh * kw, b1 - b0, oh * ow), dx[b0:b1], *args, dy.dtype.type(0))
+        dcols = _scratch((b1 - b0, g, cg * kh * kw, oh * ow), dy.dtype)
+        np.matmul(wt, dy[b0:b1].reshape(b1 - b0, g, o // g, oh * ow), out=dcols)
+        col2im(dcols.reshape(b1 - b0, x_shape[1] * kh * kw, oh * ow), dx[b0:b1], *args, dy.dtype.type(0))
     return dx
 
 
@@ -504,15 +511,14 @@ def conv2d_products_into(attrs, x, w, y):
     oh, ow = y.shape[2:]
     w3 = w.reshape(g, o // g, cg * kh * kw)
     step = _chunk(n, x.shape[1] * kh * kw, oh * ow, x.itemsize)
+    im2col = _cnn_loops.get("im2col")
+    args = _loop_args(attrs, kh, kw, oh, ow)
     for b0 in range(0, n, step):
         b1 = min(n, b0 + step)
-        cols = _batch_columns(x[b0:b1], kh, kw, attrs, oh, ow).reshape(g, cg * kh * kw, -1)
-        if b1 - b0 == 1:                    # one sample: the product is its NCHW output
-            np.matmul(w3, cols, out=y[b0].reshape(g, o // g, oh * ow))
-            continue
-        prod = _scratch((o, b1 - b0, oh * ow), x.dtype, 1)
-        np.matmul(w3, cols, out=prod.reshape(g, o // g, -1))
-        _cnn_loops.get("from_channels_major")(prod, y[b0:b1].reshape(b1 - b0, o, oh * ow))
+        cols = _scratch((b1 - b0, x.shape[1] * kh * kw, oh * ow), x.dtype)
+        im2col(x[b0:b1], cols, *args, x.dtype.type(0))
+        np.matmul(w3, cols.reshape(b1 - b0, g, cg * kh * kw, oh * ow),
+                  out=y[b0:b1].reshape(b1 - b0, g, o // g, oh * ow))
 
 
 def _conv2d_bias_shape(attrs, shapes):
