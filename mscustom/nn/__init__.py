@@ -130,3 +130,5 @@ from .math_cells import *  # noqa: F401,F403
 __all__ += _math_cells.__all__
 from .optim import AdamOffload  # noqa: E402
 __all__ += ["AdamOffload"]
+from .sampled_softmax import SampledSoftmaxLoss  # noqa: E402
+__all__ += ["SampledSoftmaxLoss"]
