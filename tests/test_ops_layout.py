@@ -57,8 +57,8 @@ def _modules():
 
 
 _STRING = re.compile(r'("""|\'\'\')[\s\S]*?\1')
-_IMPORT = re.compile(r"^([ \t]*)(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)|import[ \t]+([^\n#;]+))",
-                     re.M)
+_IMPORT = re.compile(r"^([ \t]*)(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)"
+                     r"|import[ \t]+([^\n#;]+))", re.M)
 _BLOCK = re.compile(r"^([ \t]*)(async[ \t]+def|def|class|if|elif|else|try|except|finally|with|for|while)\b", re.M)
 
 

@@ -22,10 +22,10 @@ from .nn.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from .nn.norm import batch_norm, group_norm, layer_norm
 from .nn.activation_extra import dropout, erf, gelu, leaky_relu, relu6, silu
 from .array.assign import assign, assign_add, assign_sub
-from .nn import loss_fused as _loss_fused  # noqa: F401,E402  the fused sparse softmax cross entropy (used by nn losses)
+from .nn import loss_fused as _loss_fused  # noqa: F401,E402  (fused sparse softmax cross entropy: nn losses)
 from .array import setitem as _setitem  # noqa: F401,E402  (x[index] = value as a recorded op)
 from .array.creation import (arange, argmax, argmin, cat, clamp, clip_by_value, full, gather, ones, split,
-                          standard_normal, uniform, zeros)
+                             standard_normal, uniform, zeros)
 
 from .graph_mode import kernels as _graph_kernels  # noqa: E402
 

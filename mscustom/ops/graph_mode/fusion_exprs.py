@@ -29,7 +29,7 @@ import numpy as np
 
 from ..._core.fusion import ElementwiseExpr
 from ..._core.registry import get_op
-from ..nn import activation_extra as _activation_ops  # noqa: F401  (it and math/elementwise_more define erf, rsqrt, sin ...)
+from ..nn import activation_extra  # noqa: F401  (it and math/elementwise_more define erf, rsqrt, sin ...)
 from ..math import elementwise_more  # noqa: F401
 
 __all__ = ["install"]
