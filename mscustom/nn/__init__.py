@@ -132,3 +132,5 @@ from .optim import AdamOffload  # noqa: E402
 __all__ += ["AdamOffload"]
 from .sampled_softmax import SampledSoftmaxLoss  # noqa: E402
 __all__ += ["SampledSoftmaxLoss"]
+from ..train.metrics_surface import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance  # noqa: E402
+__all__ += ["HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance"]

@@ -25,3 +25,8 @@ __all__ += ["export"]
 from . import metrics_more as _metrics_more
 from .metrics_more import *  # noqa: F401,F403
 __all__ += _metrics_more.__all__
+from .metrics_surface import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance  # noqa: E402
+from . import metrics as _metrics_mod  # noqa: E402
+_metrics_mod._FACTORY.update({"hausdorff_distance": HausdorffDistance, "mean_surface_distance": MeanSurfaceDistance,
+                              "root_mean_square_distance": RootMeanSquareDistance})
+__all__ += ["HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance"]
