@@ -134,3 +134,5 @@ from .sampled_softmax import SampledSoftmaxLoss  # noqa: E402
 __all__ += ["SampledSoftmaxLoss"]
 from ..train.metrics_surface import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance  # noqa: E402
 __all__ += ["HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance"]
+from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
