@@ -90,3 +90,19 @@ def every_other_square(a):
     for i in range(0, a.shape[0], 2):
         y[i] = a[i] * a[i]
     return y
+
+
+@kernel
+def transcendentals(a):
+    """exp, log, tanh, erf, sin, cos, expm1, rsqrt of every element (vectorizable on the CPU)."""
+    y = output_tensor((8, a.shape[0]), a.dtype)
+    for i in range(a.shape[0]):
+        y[0, i] = exp(a[i])
+        y[1, i] = log(abs(a[i]) + 1.0)
+        y[2, i] = tanh(a[i])
+        y[3, i] = erf(a[i])
+        y[4, i] = sin(a[i])
+        y[5, i] = cos(a[i])
+        y[6, i] = expm1(a[i])
+        y[7, i] = rsqrt(abs(a[i]) + 1.0)
+    return y

@@ -28,6 +28,10 @@ _MATH = {"sqrt": "math.sqrt", "exp": "math.exp", "log": "math.log", "sin": "math
          "erf": "math.erf", "atan": "math.atan", "atan2": "math.atan2", "expm1": "math.expm1",
          "isnan": "math.isnan", "isinf": "math.isinf", "isfinite": "math.isfinite"}
 _FLOAT_RESULT = {"floor", "ceil", "trunc"}          # math.floor gives an int in Python; NumPy gives a float
+# on the CPU these compile to the vectorizable functions of ``vecmath`` (LLVM vectorizes a loop calling
+# them; libm's scalar calls stop it), within vecmath.ULP_BOUND of libm's results (docs/vecmath.md)
+_VECMATH = {"exp": "_vm.exp", "log": "_vm.log", "sin": "_vm.sin", "cos": "_vm.cos", "tanh": "_vm.tanh",
+            "erf": "_vm.erf", "expm1": "_vm.expm1"}
 
 
 def compute_dtype(name, target="CPU"):
@@ -64,15 +68,18 @@ class _Exprs(ast.NodeTransformer):
         f = node.func.id if isinstance(node.func, ast.Name) else None
         a = node.args
         text = None
-        if f in _MATH:
+        if f in _VECMATH and self.target == "CPU":
+            text = f"{_VECMATH[f]}({', '.join(ast.unparse(x) for x in a)})"
+        elif f in _MATH:
             text = f"{_MATH[f]}({', '.join(ast.unparse(x) for x in a)})"
             if f in _FLOAT_RESULT:
                 text = f"float({text})"
         elif f == "rsqrt":
-            text = f"(1.0 / math.sqrt({ast.unparse(a[0])}))"
+            text = f"_vm.rsqrt({ast.unparse(a[0])})" if self.target == "CPU" else \
+                f"(1.0 / math.sqrt({ast.unparse(a[0])}))"
         elif f == "sign":
             x = ast.unparse(a[0])
-            text = f"(float(({x}) > 0) - float(({x}) < 0))"
+            text = f"((1.0 if ({x}) > 0 else 0.0) - (1.0 if ({x}) < 0 else 0.0))"   # Numba has no float(bool)
         elif f == "round":
             x = ast.unparse(a[0])
             text = f"np.rint({x})" if self.target == "CPU" else f"float(round({x}))"
@@ -145,7 +152,8 @@ def _emit(stmts, info, meta, target, indent, lines, parallel_ok=True, origins=No
             put(f"{pad}{ast.unparse(s)}")
 
 
-_CPU_HEADER = "import math\nimport numpy as np\nfrom numba import prange\n\n\n"
+_CPU_HEADER = ("import math\nimport numpy as np\nfrom numba import prange\n"
+               "from mscustom.ops.custom import vecmath as _vm\n\n\n")
 
 
 def cpu_source(info, meta, fname, origins=None):
