@@ -136,3 +136,5 @@ from ..train.metrics_surface import HausdorffDistance, MeanSurfaceDistance, Root
 __all__ += ["HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance"]
 from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
+from ..train.metrics_occlusion import OcclusionSensitivity  # noqa: E402
+__all__ += ["OcclusionSensitivity"]

@@ -30,3 +30,6 @@ from . import metrics as _metrics_mod  # noqa: E402
 _metrics_mod._FACTORY.update({"hausdorff_distance": HausdorffDistance, "mean_surface_distance": MeanSurfaceDistance,
                               "root_mean_square_distance": RootMeanSquareDistance})
 __all__ += ["HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance"]
+from .metrics_occlusion import OcclusionSensitivity  # noqa: E402
+_metrics_mod._FACTORY["occlusion_sensitivity"] = OcclusionSensitivity
+__all__ += ["OcclusionSensitivity"]
