@@ -73,6 +73,42 @@ def test_conv_kernels_in_chunks_match_reference(monkeypatch, dtype, chunk_sample
     np.testing.assert_array_equal(yb, y)
 
 
+
+# stride 1 with oW == W: im2col copies each tap's row as the input plane shifted (one contiguous copy,
+# then the out-of-range columns zeroed); kernel, pad (top, bottom, left, right), dilation, input H x W
+SHIFTED = [((3, 3), (1, 1, 1, 1), (1, 1), (7, 6)),
+           ((3, 2), (0, 2, 1, 0), (1, 1), (5, 9)),
+           ((3, 3), (2, 2, 3, 1), (2, 2), (6, 5)),
+           ((5, 3), (4, 0, 1, 1), (1, 1), (3, 4)),      # taps whose rows all fall in the padding
+           ((1, 1), (0, 0, 0, 0), (1, 1), (4, 4))]
+
+
+def test_im2col_shifted_planes_match_reference():
+    rng = np.random.default_rng(8)
+    for dtype in DTYPES:
+        for (kh, kw), pad, dil, (h, w) in SHIFTED:
+            x = rng.standard_normal((2, 3, h, w)).astype(dtype)
+            attrs = {"stride": (1, 1), "pad": pad, "dilation": dil, "groups": 1}
+            oh, ow = C.conv_output_hw((h, w), (kh, kw), attrs)
+            assert ow == w
+            ref = C._columns(x, (1, 3, kh, kw), attrs, oh, ow)[0]                     # (C*kh*kw, N*oh*ow)
+            args = C._loop_args(attrs, kh, kw, oh, ow) + (dtype(0),)
+            cols = np.full((2, 3 * kh * kw, oh * ow), np.nan, dtype)
+            C._cnn_loops.get("im2col")(x, cols, *args)
+            np.testing.assert_array_equal(cols.transpose(1, 0, 2).reshape(ref.shape), ref)
+            cols = np.full((3 * kh * kw, 2, oh * ow), np.nan, dtype)
+            C._cnn_loops.get("im2col_batch")(x, cols, *args)
+            np.testing.assert_array_equal(cols.reshape(ref.shape), ref)
+            wt = rng.standard_normal((4, 3, kh, kw)).astype(dtype)
+            np.testing.assert_allclose(C._conv2d_compute(attrs, (x, wt)), C._conv2d_ref(attrs, (x, wt)), **_tol(dtype))
+            dy = rng.standard_normal((2, 4, oh, ow)).astype(dtype)
+            af = dict(attrs, w_shape=wt.shape)
+            np.testing.assert_allclose(C._backprop_filter_compute(af, (x, dy)), C._backprop_filter_ref(af, (x, dy)),
+                                       **_tol(dtype))
+    x = T(rng.standard_normal((2, 2, 5, 4)))
+    k = T(rng.standard_normal((3, 2, 3, 3)) * 0.5)
+    check_grad(lambda a, b: ops.conv2d(a, b, pad_mode="same") ** 2, x, k, rtol=1e-5, atol=1e-6)
+
 def test_conv_filter_gradient_of_an_empty_batch_is_zero():
     x = np.ones((0, 2, 5, 5), np.float32)
     attrs = {"stride": (1, 1), "pad": (1, 1, 1, 1), "dilation": (1, 1), "groups": 1, "w_shape": (3, 2, 3, 3)}

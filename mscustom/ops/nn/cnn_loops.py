@@ -7,6 +7,9 @@
   order per element as the NumPy reference adds its strided slices;
 - ``im2col_batch`` / ``col2im_batch``: the same over the whole batch's matrix
   (C*kH*kW, N, oH*oW), the layout of one product per layer;
+- both im2col loops copy a tap's row as one contiguous run of the input plane
+  shifted, when the stride is 1 and oW == W (a "same" 3x3 convolution), then
+  zero the columns whose window lies in the padding (``_plane_rows``);
 - ``to_channels_major(a, out)`` / ``from_channels_major(a, out)``: (N, C, P) to
   (C, N, P) and back (the output gradient as the products read it, and their
   output as NCHW);
@@ -65,15 +68,45 @@ _span_py = _span
 _U = np.uint64
 
 
+def _plane_rows(dst, xp, y_off, s0, ylo, yhi, xlo, xhi, oh, ow, w, zero):
+    """One kernel tap's column row ``dst`` (oH*oW) from the input plane ``xp`` (H*W, flat) when the
+    windows move one element per output (stride 1) and ``oW == W``: every output row then reads the
+    input row ``y_off`` further down, so the in-range rows are one contiguous copy of the plane
+    shifted by ``y_off * W + s0``; the columns outside ``[xlo, xhi)`` (which read a neighbouring
+    row's ends) are then overwritten with zeros, and the rows outside ``[ylo, yhi)`` are zeros.
+    Every read lies inside the plane: the first and last are in-range taps."""
+    for q in range(ylo * ow):
+        dst[_U(q)] = zero
+    for q in range(yhi * ow, oh * ow):
+        dst[_U(q)] = zero
+    off = y_off * w + s0
+    for q in range(ylo * ow + xlo, yhi * ow - (ow - xhi)):
+        dst[_U(q)] = xp[_U(q + off)]
+    for oy in range(ylo, yhi):
+        base = oy * ow
+        for ox in range(xlo):
+            dst[_U(base + ox)] = zero
+        for ox in range(xhi, ow):
+            dst[_U(base + ox)] = zero
+
+
+_plane_rows_py = _plane_rows
+
+
 def _im2col(x, cols, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, zero):
     n, c, h, w = x.shape
+    shifted = sh == 1 and sw == 1 and ow == w       # each tap's row: the plane shifted (_plane_rows)
     for b in range(n):
         for ch in range(c):
+            xp = x[b, ch].ravel()
             for i in range(kh):
                 ylo, yhi = _span(oh, sh, i * dh - pt, h)
                 for j in range(kw):
                     dst = cols[b, (ch * kh + i) * kw + j]
                     xlo, xhi = _span(ow, sw, j * dw - pl, w)
+                    if shifted and ylo < yhi and xlo < xhi:
+                        _plane_rows(dst, xp, i * dh - pt, j * dw - pl, ylo, yhi, xlo, xhi, oh, ow, w, zero)
+                        continue
                     for q in range(ylo * ow):
                         dst[_U(q)] = zero
                     for q in range(yhi * ow, oh * ow):
@@ -113,17 +146,22 @@ def _col2im(dcols, dx, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, zero):
 
 
 def _im2col_batch(x, cols, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, zero):
-    """``_im2col`` into the whole batch's matrix: ``cols`` (C*kH*kW, N, oH*oW), one row per kernel tap."""
+    """``_im2col`` into the whole batch's matrix: ``cols`` (C*kH*kW, N, oH*oW), one row per kernel tap.
+    Sample by sample within a channel, so each input plane stays in cache across its taps."""
     n, c, h, w = x.shape
+    shifted = sh == 1 and sw == 1 and ow == w
     for ch in range(c):
-        for i in range(kh):
-            ylo, yhi = _span(oh, sh, i * dh - pt, h)
-            for j in range(kw):
-                row = cols[(ch * kh + i) * kw + j]
-                xlo, xhi = _span(ow, sw, j * dw - pl, w)
-                s0 = j * dw - pl
-                for b in range(n):
-                    dst = row[b]
+        for b in range(n):
+            xp = x[b, ch].ravel()
+            for i in range(kh):
+                ylo, yhi = _span(oh, sh, i * dh - pt, h)
+                for j in range(kw):
+                    dst = cols[(ch * kh + i) * kw + j, b]
+                    xlo, xhi = _span(ow, sw, j * dw - pl, w)
+                    s0 = j * dw - pl
+                    if shifted and ylo < yhi and xlo < xhi:
+                        _plane_rows(dst, xp, i * dh - pt, s0, ylo, yhi, xlo, xhi, oh, ow, w, zero)
+                        continue
                     for q in range(ylo * ow):
                         dst[_U(q)] = zero
                     for q in range(yhi * ow, oh * ow):
@@ -436,8 +474,9 @@ def get(name):
     fn = _LOOPS.get(name)
     if fn is None:
         import numba
-        if not _LOOPS:          # the loops call _span compiled (resolved from this module's globals)
+        if not _LOOPS:          # the loops call _span, _plane_rows compiled (resolved from this module's globals)
             _LOOPS["_span"] = globals()["_span"] = numba.njit(inline="always")(_span_py)
+            _LOOPS["_plane_rows"] = globals()["_plane_rows"] = numba.njit(inline="always")(_plane_rows_py)
         src = _FNS[name]
         try:
             fn = numba.njit(nogil=True, cache=True)(src)
