@@ -118,12 +118,16 @@ def permute(input, axis):  # noqa: A002 - MindSpore's names
 
 def addn(x):
     """The sum of a list or tuple of equally shaped tensors (MindSpore's ``ops.addn`` / ``AddN``)."""
-    if isinstance(x, Tensor) or not isinstance(x, (list, tuple)) or not x:
+    if isinstance(x, Tensor) or not isinstance(x, (list, tuple)):
         raise TypeError(f"op 'addn': x must be a non-empty list or tuple of tensors, got {type(x).__name__}")
+    if not x:
+        raise ValueError("op 'addn': x must hold at least one tensor, got an empty sequence")
     xs = [tensor_arg(t, "addn") for t in x]
     for t in xs[1:]:
         if t.shape != xs[0].shape:
             raise ValueError(f"op 'addn': all inputs need the same shape, got {[list(t.shape) for t in xs]}")
+        if t.dtype != xs[0].dtype:     # no promotion: MindSpore's AddN wants one dtype
+            raise TypeError(f"op 'addn': all inputs need the same dtype, got {[str(t.dtype) for t in xs]}")
     out = xs[0]
     for t in xs[1:]:
         out = F.add(out, t)
