@@ -80,8 +80,9 @@ def test_auc_and_helpers():
     with pytest.raises(TypeError, match="auc"):
         nn.auc([0, 1], [0, 1])
     assert nn.Accuracy is train.Accuracy and nn.ROC is train.ROC
-    # MindSpore 2.10's list, less confusion_matrix_metric (not provided)
-    assert nn.names() == ['F1', 'acc', 'accuracy', 'auc', 'bleu_score', 'confusion_matrix', 'cosine_similarity', 'dice',
+    # MindSpore 2.10's list
+    assert nn.names() == ['F1', 'acc', 'accuracy', 'auc', 'bleu_score', 'confusion_matrix', 'confusion_matrix_metric',
+                          'cosine_similarity', 'dice',
                           'hausdorff_distance', 'loss', 'mae', 'mean_surface_distance', 'mse', 'occlusion_sensitivity',
                           'perplexity',
                           'precision', 'recall', 'roc', 'root_mean_square_distance', 'top_1_accuracy',

@@ -138,3 +138,5 @@ from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
 from ..train.metrics_occlusion import OcclusionSensitivity  # noqa: E402
 __all__ += ["OcclusionSensitivity"]
+from ..train.metrics_confusion import ConfusionMatrixMetric  # noqa: E402
+__all__ += ["ConfusionMatrixMetric"]

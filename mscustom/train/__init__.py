@@ -33,3 +33,6 @@ __all__ += ["HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance"
 from .metrics_occlusion import OcclusionSensitivity  # noqa: E402
 _metrics_mod._FACTORY["occlusion_sensitivity"] = OcclusionSensitivity
 __all__ += ["OcclusionSensitivity"]
+from .metrics_confusion import ConfusionMatrixMetric  # noqa: E402
+_metrics_mod._FACTORY["confusion_matrix_metric"] = ConfusionMatrixMetric
+__all__ += ["ConfusionMatrixMetric"]
