@@ -1,4 +1,4 @@
-"""Optimizers AdaMax, ASGD, Rprop, ProximalAdagrad, LazyAdam, AdamOffload (and weight decay with a loss scale): parameters after
+"""Optimizers AdaMax, ASGD, Rprop, ProximalAdagrad, LazyAdam, AdamOffload, AdaFactor (and weight decay with a loss scale): parameters after
 three steps equal MindSpore 2.10's for the same gradients. Comments list MindSpore's state names."""
 
 import numpy as np
@@ -25,6 +25,11 @@ STEPS = [
 
     ('nn.AdamOffload(params, learning_rate=0.1)', 3, [0.40228665, -0.90228647, 1.90228653, 0.19771306], [[0.0194673, -0.2], [1.78053272, -0.98053253]]),  # state: ['b', 'beta1_power', 'beta2_power', 'global_step', 'learning_rate', 'moment1.b', 'moment1.w', 'moment2.b', 'moment2.w', 'w']
     ('nn.AdamOffload(params, learning_rate=0.05, beta1=0.8, use_nesterov=True, weight_decay=0.1, loss_scale=2.0)', 3, [0.36747196, -0.86398077, 1.84632242, 0.15480405], [[0.11013243, -0.01304491], [1.36534548, -0.76778269]]),  # state: ['b', 'beta1_power', 'beta2_power', 'global_step', 'learning_rate', 'moment1.b', 'moment1.w', 'moment2.b', 'moment2.w', 'w']
+    ('nn.AdaFactor(params)', 3, [0.49792355, -0.99792361, 1.99792349, 0.10207644], [[0.29573861, -0.2], [1.50327361, -0.70545614]]),  # state: ['b', 'exp_avg.b', 'exp_avg.w', 'exp_avg_sq_b', 'exp_avg_sq_col_b', 'exp_avg_sq_col_w', 'exp_avg_sq_row_b', 'exp_avg_sq_row_w', 'exp_avg_sq_w', 'global_step', 'learning_rate', 'step', 'w']
+    ('nn.AdaFactor(params, beta1=None)', 3, [0.48844856, -0.9884485, 1.9884485, 0.11155146], [[0.27908334, -0.2], [1.51606858, -0.72678107]]),  # state: ['Parameter$1', 'b', 'exp_avg_sq_b', 'exp_avg_sq_col_b', 'exp_avg_sq_col_w', 'exp_avg_sq_row_b', 'exp_avg_sq_row_w', 'exp_avg_sq_w', 'global_step', 'learning_rate', 'step', 'w']
+    ('nn.AdaFactor(params, warmup_init=True, weight_decay=0.1)', 3, [0.4999994, -0.99999905, 1.99999833, 0.10000015], [[0.29999921, -0.19999991], [1.49999976, -0.70000046]]),  # state: ['b', 'exp_avg.b', 'exp_avg.w', 'exp_avg_sq_b', 'exp_avg_sq_col_b', 'exp_avg_sq_col_w', 'exp_avg_sq_row_b', 'exp_avg_sq_row_w', 'exp_avg_sq_w', 'global_step', 'learning_rate', 'step', 'w']
+    ('nn.AdaFactor(params, learning_rate=0.05, relative_step=False, scale_parameter=False, clip_threshold=0.5, decay_rate=0.6)', 3, [0.49547502, -0.99547499, 1.99547493, 0.10452499], [[0.2843914, -0.2], [1.5119909, -0.71998477]]),  # state: ['b', 'exp_avg.b', 'exp_avg.w', 'exp_avg_sq_b', 'exp_avg_sq_col_b', 'exp_avg_sq_col_w', 'exp_avg_sq_row_b', 'exp_avg_sq_row_w', 'exp_avg_sq_w', 'global_step', 'learning_rate', 'step', 'w']
+    ('nn.AdaFactor(params, learning_rate=0.05, relative_step=False, eps=(1e-20, 1e-2))', 3, [0.48960093, -0.98960096, 1.9896009, 0.11039909], [[0.27866408, -0.2], [1.51639068, -0.72731787]]),  # state: ['b', 'exp_avg.b', 'exp_avg.w', 'exp_avg_sq_b', 'exp_avg_sq_col_b', 'exp_avg_sq_col_w', 'exp_avg_sq_row_b', 'exp_avg_sq_row_w', 'exp_avg_sq_w', 'global_step', 'learning_rate', 'step', 'w']
 ]
 
 
@@ -62,3 +67,12 @@ def test_state_names_and_errors():
         _run("nn.Rprop(params, etas=(1.5, 1.2))", 1)
     with pytest.raises(ValueError, match="AdaMax"):
         _run("nn.AdaMax(params, beta1=1.0)", 1)
+
+
+def test_adafactor_state_names():
+    opt, _, _ = _run("nn.AdaFactor(params)", 1)
+    assert [p.name for p in opt.exp_avg] == ["exp_avg.w", "exp_avg.b"]
+    assert [p.name for p in opt.exp_avg_sq_row] == ["exp_avg_sq_row_w", "exp_avg_sq_row_b"]
+    assert opt.exp_avg_sq_col[1].shape == (2,) and opt.exp_avg_sq[0].shape == (4,) and opt.step.name == "afactor_step"
+    with pytest.raises(ValueError, match="AdaFactor"):
+        _run("nn.AdaFactor(params, learning_rate=0.1)", 1)

@@ -140,3 +140,5 @@ from ..train.metrics_occlusion import OcclusionSensitivity  # noqa: E402
 __all__ += ["OcclusionSensitivity"]
 from ..train.metrics_confusion import ConfusionMatrixMetric  # noqa: E402
 __all__ += ["ConfusionMatrixMetric"]
+from .optim import AdaFactor  # noqa: E402
+__all__ += ["AdaFactor"]

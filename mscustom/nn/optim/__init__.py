@@ -28,3 +28,6 @@ __all__ += ["AdaMax", "ASGD", "Rprop", "ProximalAdagrad", "LazyAdam"]
 from .adam_offload import AdamOffload
 
 __all__ += ["AdamOffload"]
+from .adafactor import AdaFactor
+
+__all__ += ["AdaFactor"]
