@@ -75,7 +75,7 @@ def test_conv_kernels_in_chunks_match_reference(monkeypatch, dtype, chunk_sample
 
 
 # stride 1 with oW == W: im2col copies each tap's row as the input plane shifted (one contiguous copy,
-# then the out-of-range columns zeroed); kernel, pad (top, bottom, left, right), dilation, input H x W
+# then the out-of-range columns zeroed), col2im adds it back as one contiguous run; kernel, pad (top, bottom, left, right), dilation, input H x W
 SHIFTED = [((3, 3), (1, 1, 1, 1), (1, 1), (7, 6)),
            ((3, 2), (0, 2, 1, 0), (1, 1), (5, 9)),
            ((3, 3), (2, 2, 3, 1), (2, 2), (6, 5)),
@@ -99,15 +99,27 @@ def test_im2col_shifted_planes_match_reference():
             cols = np.full((3 * kh * kw, 2, oh * ow), np.nan, dtype)
             C._cnn_loops.get("im2col_batch")(x, cols, *args)
             np.testing.assert_array_equal(cols.reshape(ref.shape), ref)
+            # col2im: one contiguous add per tap, bit for bit the reference's sums (-0.0 entries included)
+            dcols = rng.standard_normal((2, 3 * kh * kw, oh * ow)).astype(dtype)
+            dcols[:, ::2, ::3] = -0.0
+            ref_dx = C._col2im(dcols.transpose(1, 0, 2).reshape(3 * kh * kw, -1), x.shape, (1, 3, kh, kw), attrs,
+                               oh, ow)
+            dx = np.full(x.shape, np.nan, dtype)
+            C._cnn_loops.get("col2im")(dcols, dx, *args)
+            np.testing.assert_array_equal(dx.view(f"i{dx.itemsize}"), ref_dx.view(f"i{dx.itemsize}"))
             wt = rng.standard_normal((4, 3, kh, kw)).astype(dtype)
-            np.testing.assert_allclose(C._conv2d_compute(attrs, (x, wt)), C._conv2d_ref(attrs, (x, wt)), **_tol(dtype))
             dy = rng.standard_normal((2, 4, oh, ow)).astype(dtype)
+            ai = dict(attrs, x_shape=x.shape)
+            np.testing.assert_allclose(C._backprop_input_compute(ai, (dy, wt)), C._backprop_input_ref(ai, (dy, wt)),
+                                       **_tol(dtype))
+            np.testing.assert_allclose(C._conv2d_compute(attrs, (x, wt)), C._conv2d_ref(attrs, (x, wt)), **_tol(dtype))
             af = dict(attrs, w_shape=wt.shape)
             np.testing.assert_allclose(C._backprop_filter_compute(af, (x, dy)), C._backprop_filter_ref(af, (x, dy)),
                                        **_tol(dtype))
     x = T(rng.standard_normal((2, 2, 5, 4)))
     k = T(rng.standard_normal((3, 2, 3, 3)) * 0.5)
     check_grad(lambda a, b: ops.conv2d(a, b, pad_mode="same") ** 2, x, k, rtol=1e-5, atol=1e-6)
+
 
 def test_conv_filter_gradient_of_an_empty_batch_is_zero():
     x = np.ones((0, 2, 5, 5), np.float32)

@@ -2,9 +2,11 @@
 
 - ``im2col(x, cols, ...)``: the column matrix of every sample, ``cols`` shaped
   (N, C*kH*kW, oH*oW), padding read as zeros (no padded copy of ``x``);
-- ``col2im(dcols, dx, ...)``: the transpose: ``dx`` zeroed, then every column
-  entry added at its input position (padding positions skipped), in kernel-tap
-  order per element as the NumPy reference adds its strided slices;
+- ``col2im(dcols, dx, ...)``: the transpose: ``dx`` (C-contiguous) zeroed, then
+  every column entry added at its input position (padding positions skipped),
+  in kernel-tap order per element as the NumPy reference adds its strided
+  slices; for stride 1 and oW == W one contiguous add per tap (``_plane_add``,
+  which overwrites ``dcols``' entries whose window lies in the padding with 0);
 - ``im2col_batch`` / ``col2im_batch``: the same over the whole batch's matrix
   (C*kH*kW, N, oH*oW), the layout of one product per layer;
 - both im2col loops copy a tap's row as one contiguous run of the input plane
@@ -123,20 +125,46 @@ def _im2col(x, cols, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, zero):
                             dst[_U(base + ox)] = zero
 
 
+def _plane_add(dst, src, y_off, s0, ylo, yhi, xlo, xhi, ow, w, zero):
+    """The transpose of ``_plane_rows``: the tap's row ``src`` added into the plane ``dst`` (H*W,
+    flat) as one contiguous run. The columns outside ``[xlo, xhi)`` would land on a neighbouring
+    row's ends: they are set to +0.0 in ``src`` first, and adding +0.0 leaves every value's bits
+    unchanged (the plane starts at +0.0, which no sum turns into -0.0), so each element still
+    receives exactly its taps' values, in tap order."""
+    for oy in range(ylo, yhi):
+        base = oy * ow
+        for ox in range(xlo):
+            src[_U(base + ox)] = zero
+        for ox in range(xhi, ow):
+            src[_U(base + ox)] = zero
+    off = y_off * w + s0
+    for q in range(ylo * ow + xlo, yhi * ow - (ow - xhi)):
+        k = _U(q + off)
+        dst[k] = dst[k] + src[_U(q)]
+
+
+_plane_add_py = _plane_add
+
+
 def _col2im(dcols, dx, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, zero):
     n, c, h, w = dx.shape
+    shifted = sh == 1 and sw == 1 and ow == w       # each tap's row: one contiguous add (_plane_add)
     for b in range(n):
         for ch in range(c):
             plane = dx[b, ch]
             for y in range(h):
                 for xx in range(w):
                     plane[_U(y), _U(xx)] = zero
+            flat = plane.reshape(h * w)       # a view (dx is C-contiguous); never a copy
             for i in range(kh):
                 ylo, yhi = _span(oh, sh, i * dh - pt, h)
                 for j in range(kw):
                     src = dcols[b, (ch * kh + i) * kw + j]
                     xlo, xhi = _span(ow, sw, j * dw - pl, w)
                     s0 = j * dw - pl
+                    if shifted and ylo < yhi and xlo < xhi:
+                        _plane_add(flat, src, i * dh - pt, s0, ylo, yhi, xlo, xhi, ow, w, zero)
+                        continue
                     for oy in range(ylo, yhi):
                         dst = plane[oy * sh + i * dh - pt]
                         base = oy * ow
@@ -474,9 +502,10 @@ def get(name):
     fn = _LOOPS.get(name)
     if fn is None:
         import numba
-        if not _LOOPS:          # the loops call _span, _plane_rows compiled (resolved from this module's globals)
+        if not _LOOPS:          # the loops call _span, _plane_rows, _plane_add compiled (resolved from this module's globals)
             _LOOPS["_span"] = globals()["_span"] = numba.njit(inline="always")(_span_py)
             _LOOPS["_plane_rows"] = globals()["_plane_rows"] = numba.njit(inline="always")(_plane_rows_py)
+            _LOOPS["_plane_add"] = globals()["_plane_add"] = numba.njit(inline="always")(_plane_add_py)
         src = _FNS[name]
         try:
             fn = numba.njit(nogil=True, cache=True)(src)
