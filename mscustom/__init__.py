@@ -67,7 +67,7 @@ __all__ += ["LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManage
 __getattr__.targets["numpy"] = ".numpy"   # mindspore.numpy: ms.numpy loads mscustom.numpy on first use
 
 # sparse tensors (COO, CSR, rows); their functions are in mscustom.ops (coo_*, csr_* ...)
-from .sparse_tensor import COOTensor, CSRTensor, RowTensor, SparseTensor  # noqa: E402
+from .ops.sparse.tensors import COOTensor, CSRTensor, RowTensor, SparseTensor  # noqa: E402
 __all__ += ["COOTensor", "CSRTensor", "RowTensor", "SparseTensor"]
 # Function transforms MindSpore also exports at the top level (ms.vjp, ms.jvp, ms.vmap, ms.jacrev, ms.jacfwd).
 from .autograd_transforms import vjp, jvp, vmap, jacrev, jacfwd  # noqa: E402

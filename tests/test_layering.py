@@ -101,9 +101,16 @@ def test_core_imports_no_layer_above_it():
     assert not {m: t for m, t in bad.items() if t}
 
 
+# the packages the ops layer is laid out in (mscustom/ops/<concern>/): one area with mscustom.ops
+_OPS_LAYER = {"math", "array", "nn", "linalg", "random", "sparse", "spectral", "distributed", "comm", "graph_mode"}
+
+
 def _area(module):
-    """The front end or layer a module belongs to: its package below ``mscustom``."""
+    """The front end or layer a module belongs to: its package below ``mscustom`` (the ops layer's
+    concern packages are the ops area itself; ``ops.custom`` and the compat front ends are their own)."""
     parts = module.split(".")
+    if len(parts) > 2 and parts[1] == "ops" and parts[2] in _OPS_LAYER:
+        return "mscustom.ops"
     if len(parts) > 2 and parts[1] in ("compat", "ops"):
         return ".".join(parts[:3]) if len(parts) > 3 or parts[1] == "compat" else ".".join(parts[:2])
     return ".".join(parts[:2])

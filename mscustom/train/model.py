@@ -85,7 +85,7 @@ class Model:
         self._amp_level = amp_level
         self._train_network = None
         if optimizer is not None and (amp_level != "O0" or amp_kwargs):
-            from .._amp_train import build_train_network
+            from ..amp import build_train_network
             self._train_network = build_train_network(network, optimizer, loss_fn, amp_level, boost_level,
                                                       **amp_kwargs)
             network.set_train(False)

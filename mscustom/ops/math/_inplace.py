@@ -110,7 +110,7 @@ def _write(target, value, name):
 
 def clamp_(input, min=None, max=None):  # noqa: A002 - MindSpore's names
     """``input`` limited to ``[min, max]`` in place; returns ``input``."""
-    from .. import clamp
+    from ..array.creation import clamp
     return _write(input, clamp(input, min, max), "clamp_")
 
 
@@ -121,7 +121,7 @@ def tanh_(input):  # noqa: A002
 
 def erfinv_(input):  # noqa: A002
     """``erfinv(input)`` written into ``input``; returns it."""
-    from .. import erfinv
+    from ._gamma_functions import erfinv
     return _write(input, erfinv(input), "erfinv_")
 
 
@@ -157,7 +157,7 @@ fmin = _functional(_FMIN, "Elementwise minimum where a NaN loses to a number (Na
 
 def accumulate_n(x):
     """The elementwise sum of a list or tuple of tensors of one shape and dtype (``ops.addn``)."""
-    from .. import addn
+    from ..array.shape_more import addn
     if not isinstance(x, (list, tuple)) or not x:
         raise TypeError(f"op 'accumulate_n': x must be a non-empty list or tuple of Tensors, got {x!r}")
     return addn(list(x))

@@ -98,7 +98,7 @@ def _median(input, axis, keepdims, name, skip_nan):  # noqa: A002
     if x.ndim == 0:
         return x, Tensor._wrap(np.zeros((), np.int64))
     (ax,) = normalize_axis(name, int(plain_axis(axis)), x.ndim)
-    from .. import gather_elements      # mscustom.ops, loaded by the time a function runs
+    from ..array.sort_gather import gather_elements      # mscustom.ops, loaded by the time a function runs
     index = _median_index(x.asnumpy(), ax, skip_nan)     # (asnumpy: a graph capture runs this eagerly)
     values = gather_elements(x, ax, _const(index))
     if not keepdims:

@@ -54,7 +54,7 @@ def _running_index(arr, axis, largest):
 
 
 def _cumulative(input, axis, name, largest, index_dtype):  # noqa: A002
-    from .. import gather_elements      # mscustom.ops, loaded by the time a function runs
+    from ..array.sort_gather import gather_elements      # mscustom.ops, loaded by the time a function runs
     x = tensor_arg(input, name)
     if x._data.dtype == np.bool_:
         raise TypeError(f"op '{name}': input must be a number tensor, got Bool")
@@ -120,7 +120,7 @@ def _slice(ndim, axis, part):
 
 
 def _diff(x, n, axis, prepend, append, name):
-    from .. import concat               # mscustom.ops, loaded by the time a function runs
+    from ..array.shape import concat               # mscustom.ops, loaded by the time a function runs
     x = tensor_arg(x, name)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"op '{name}': n must be a non-negative int, got {n!r}")
@@ -171,7 +171,7 @@ def trapz(y, x=None, *, dx=1.0, dim=-1):
 def vecdot(x, y, *, axis=-1):
     """The dot product of ``x`` and ``y`` along ``axis`` (broadcasting; ``conj(x)`` for complex);
     integer tensors sum to int64."""
-    from .. import sum as sum_
+    from .reduce import sum as sum_
     a, b = tensor_arg(x, "vecdot"), tensor_arg(y, "vecdot")
     if a._data.dtype.kind == "c":
         a = Tensor._wrap(np.conj(a.asnumpy()))

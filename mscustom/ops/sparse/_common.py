@@ -3,7 +3,7 @@ functions applied to the stored values (zero stays zero under all of them), scat
 
 import numpy as np
 
-from ...sparse_tensor import COOTensor, CSRTensor
+from .tensors import COOTensor, CSRTensor
 from ...tensor import Tensor
 from .. import functional as F
 
@@ -56,7 +56,7 @@ def scalar(value, name, what):
 
 def row_sum(rows, values, n_rows):
     """``out[r] = sum of values[i] with rows[i] == r`` (differentiable in ``values``)."""
-    from .. import scatter_nd
+    from .._ms_names_ops import scatter_nd
     shape = (n_rows,) + tuple(values.shape[1:])
     return scatter_nd(const(np.asarray(rows).reshape(-1, 1).astype(np.int64)), values, shape)
 

@@ -11,7 +11,7 @@ Example::
 
 import numpy as np
 
-from ...sparse_tensor import COOTensor, CSRTensor, SparseTensor
+from .tensors import COOTensor, CSRTensor, SparseTensor
 from ...tensor import Tensor
 from .. import functional as F
 from ._common import UNARY, const, coo_arg, row_sum, scalar, value_map
@@ -22,7 +22,7 @@ __all__ = ["coo_add", "coo_concat", "coo_tensor_get_dense_shape", "coo_tensor_ge
 
 
 def _gather(values, order):
-    from .. import gather
+    from ..array.creation import gather
     return gather(values, const(np.asarray(order, np.int64)), 0)
 
 
@@ -43,7 +43,7 @@ del _f
 
 def coo_to_dense(x):
     """The dense Tensor of a COOTensor; values at repeated indices add up."""
-    from .. import scatter_nd
+    from .._ms_names_ops import scatter_nd
     x = coo_arg(x, "coo_to_dense")
     idx = x.indices.asnumpy()
     for axis, size in enumerate(x.shape):
@@ -129,7 +129,7 @@ def coo_concat(sp_input, concat_dim=0):
 
 def dense_to_sparse_coo(tensor):
     """The non-zero entries of a 2-D Tensor as a COOTensor (int32 indices, row-major order)."""
-    from .. import gather_nd
+    from ..array.sort_gather import gather_nd
     if not isinstance(tensor, Tensor):
         raise TypeError(f"op 'dense_to_sparse_coo': tensor must be a Tensor, got {type(tensor).__name__}")
     if tensor.ndim != 2:

@@ -12,7 +12,7 @@ Example::
 
 import numpy as np
 
-from ...sparse_tensor import COOTensor, CSRTensor
+from .tensors import COOTensor, CSRTensor
 from ...tensor import Tensor
 from .. import functional as F
 from ._common import UNARY, const, csr_arg, csr_coords, csr_rows, row_sum, scalar, two_d, value_map
@@ -24,7 +24,7 @@ __all__ = ["csr_add", "csr_div", "csr_gather", "csr_mul", "csr_mv", "csr_reduce_
 
 
 def _gather(x, index, axis=0):
-    from .. import gather
+    from ..array.creation import gather
     return gather(x, const(np.asarray(index, np.int64)), axis)
 
 
@@ -45,7 +45,7 @@ del _f
 
 def csr_to_dense(csr_tensor):
     """The dense Tensor of a 2-D CSRTensor."""
-    from .. import scatter_nd
+    from .._ms_names_ops import scatter_nd
     x = csr_arg(csr_tensor, "csr_to_dense")
     two_d(x, "csr_to_dense")
     return scatter_nd(const(csr_coords(x).astype(np.int64)), x.values, x.shape)
@@ -72,7 +72,7 @@ def csr2coo(indptr, length):
 
 def dense_to_sparse_csr(tensor):
     """The non-zero entries of a 2-D Tensor as a CSRTensor (int32 indptr and indices)."""
-    from .. import gather_nd
+    from ..array.sort_gather import gather_nd
     if not isinstance(tensor, Tensor):
         raise TypeError(f"op 'dense_to_sparse_csr': tensor must be a Tensor, got {type(tensor).__name__}")
     if tensor.ndim != 2:
@@ -118,7 +118,7 @@ def csr_reduce_sum(csr_tensor, axis):
 
 def _at_entries(x, y, name):
     """``y`` broadcast to the CSRTensor's shape, read at its stored entries (in the values' dtype)."""
-    from .. import gather_nd
+    from ..array.sort_gather import gather_nd
     if not isinstance(y, Tensor):
         raise TypeError(f"op '{name}': y must be a Tensor, got {type(y).__name__}")
     two_d(x, name)
@@ -185,7 +185,7 @@ def csr_softmax(logits, dtype):
 
 def csr_gather(indptr, indices, dense, sparse_shape):
     """The entries of ``dense`` at a CSR pattern's positions: the pattern's values (1-D Tensor)."""
-    from .. import gather_nd
+    from ..array.sort_gather import gather_nd
     pattern = CSRTensor(indptr, indices, F.zeros_like(indices), tuple(sparse_shape))
     if not isinstance(dense, Tensor) or tuple(dense.shape[:2]) != pattern.shape:
         raise ValueError(f"op 'csr_gather': dense must be a Tensor whose leading shape is {pattern.shape}, got "

@@ -5,7 +5,7 @@ Example::
     r = ops.make_row_tensor(ms.Tensor([0, 2], ms.int32), values, (4, 3)); ops.row_tensor_get_values(r)
 """
 
-from ...sparse_tensor import RowTensor
+from .tensors import RowTensor
 
 __all__ = ["make_row_tensor", "make_row_tensor_inner", "row_tensor_get_dense_shape", "row_tensor_get_indices",
            "row_tensor_get_values"]

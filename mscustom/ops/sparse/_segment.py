@@ -18,7 +18,7 @@ def sparse_segment_mean(x, indices, segment_ids):
 
     ``segment_ids`` must be sorted; the output has ``segment_ids[-1] + 1`` rows. Differentiable in ``x``.
     """
-    from .. import gather
+    from ..array.creation import gather
     for what, t in (("x", x), ("indices", indices), ("segment_ids", segment_ids)):
         if not isinstance(t, Tensor):
             raise TypeError(f"op 'sparse_segment_mean': {what} must be a Tensor, got {type(t).__name__}")

@@ -12,7 +12,7 @@ Example::
 
 import numpy as np
 
-from .tensor import Tensor
+from ...tensor import Tensor
 
 __all__ = ["COOTensor", "CSRTensor", "RowTensor", "SparseTensor"]
 
@@ -38,7 +38,7 @@ def _int_indices(t, what, cls):
 
 
 def _ops():
-    from .ops import sparse
+    from .. import sparse
     return sparse
 
 
@@ -53,7 +53,8 @@ def _dense_operand(other, sparse, what):
 
 def _at_coo(coo, other, name):
     """``other`` (a Tensor broadcast to the dense shape, or a number) read at the COOTensor's indices."""
-    from .ops import broadcast_to, gather_nd
+    from ..array.shape import broadcast_to
+    from ..array.sort_gather import gather_nd
     other = _dense_operand(other, coo, "*" if name == "mul" else "/")
     if other.ndim == 0:
         return other.astype(coo.values.dtype)
