@@ -7,7 +7,7 @@ alternating rounds with the baseline (the fastest batch of each), so a shared ma
 phases hit every candidate alike. The baseline is ``transformer_baseline.gemm_floor``: the step's
 17 matrix products alone in NumPy.
 
-``--peer PYTHON`` also times PyTorch eager on the same step (``peer_torch_transformer.py``, run by
+``--peer PYTHON`` also times PyTorch eager and ``torch.compile`` on the same step (``peer_torch_transformer.py``, run by
 that interpreter in its own process, alternating with this one's rounds): its absolute time and
 its ratio to the GEMM floor measured in its own process.
 
@@ -63,10 +63,10 @@ def _batch_ms(fn, steps):
     return (time.process_time() - t0) / steps * 1e3
 
 
-def _peer(python, steps, dropout):
+def _peer(python, steps, dropout, compile_=False):
     out = subprocess.run([python, os.path.join(HERE, "peer_torch_transformer.py"), "--rounds", "1",
-                          "--steps", str(steps), "--dropout", str(dropout)], capture_output=True, text=True,
-                         check=True)
+                          "--steps", str(steps), "--dropout", str(dropout)] + (["--compile"] if compile_ else []),
+                         capture_output=True, text=True, check=True)
     torch_ms, floor_ms = (float(v) for v in out.stdout.split()[-2:])
     return torch_ms, floor_ms
 
@@ -96,6 +96,9 @@ def main(rounds=5, steps=5, peer=None, dropout=0.0):
                 t_torch, t_floor = _peer(peer, steps, dropout)
                 peer_best["torch"] = min(peer_best.get("torch", t_torch), t_torch)
                 peer_best["floor"] = min(peer_best.get("floor", t_floor), t_floor)
+                t_comp, t_floor = _peer(peer, steps, dropout, compile_=True)
+                peer_best["compile"] = min(peer_best.get("compile", t_comp), t_comp)
+                peer_best["floor_c"] = min(peer_best.get("floor_c", t_floor), t_floor)
     ms.set_context(mode=ms.PYNATIVE_MODE)
     floor = best["floor"]
     title = f"Transformer encoder layer step (16x64x128, 4 heads, FFN 512, AdamW, dropout {dropout})"
@@ -107,8 +110,13 @@ def main(rounds=5, steps=5, peer=None, dropout=0.0):
         t = peer_best["torch"]
         print(f"  torch eager (own process) {t:8.2f} ms   {t / peer_best['floor']:5.2f}x its floor "
               f"({peer_best['floor']:.2f} ms)")
+        tc = peer_best["compile"]
+        print(f"  torch.compile (own proc.) {tc:8.2f} ms   {tc / peer_best['floor_c']:5.2f}x its floor "
+              f"({peer_best['floor_c']:.2f} ms)")
         for name in ("eager", "graph"):
-            print(f"  mscustom {name} / torch eager: {best[name] / t:.2f}x (absolute CPU times)")
+            print(f"  mscustom {name} / torch eager: {best[name] / t:.2f}x, / torch.compile: {best[name] / tc:.2f}x "
+                  f"(absolute CPU times); through the floors: {best[name] / floor / (t / peer_best['floor']):.2f}x, "
+                  f"{best[name] / floor / (tc / peer_best['floor_c']):.2f}x")
     return best, peer_best
 
 
