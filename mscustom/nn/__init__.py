@@ -142,3 +142,6 @@ from ..train.metrics_confusion import ConfusionMatrixMetric  # noqa: E402
 __all__ += ["ConfusionMatrixMetric"]
 from .optim import AdaFactor  # noqa: E402
 __all__ += ["AdaFactor"]
+from .micro_batch import (MicroBatchInterleaved, PipelineCell, GradAccumulationCell,  # noqa: E402
+                          VirtualDatasetCellTriple)
+__all__ += ["MicroBatchInterleaved", "PipelineCell", "GradAccumulationCell", "VirtualDatasetCellTriple"]
