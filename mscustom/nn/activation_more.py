@@ -241,4 +241,4 @@ class PReLUExt(Cell):
 
 _layers._ACTIVATIONS.update({"hshrink": HShrink, "softshrink": SoftShrink, "logsigmoid": LogSigmoid,
                              "softmin": Softmin, "softmax2d": Softmax2d, "rrelu": RReLU, "fast_gelu": FastGelu,
-                             "preluExt": PReLUExt})
+                             "preluext": PReLUExt})
