@@ -63,6 +63,13 @@ CASES = [
     ('x.numpy()', ('A', 'float32', (2, 3), [[0.5, -0.25, 0.75], [0.125, 0.625, -1.5]])),
     ('i.numpy()', ('A', 'int32', (2, 3), [[5, 3, -2], [0, 7, 12]])),
     ('h.numpy()', ('A', 'float16', (3,), [0.25, -0.5, 0.875])),
+    ('ops.rand().shape', (1,)),
+    ('ops.rand(()).shape', ()),
+    ('ops.randn().shape', (1,)),
+    ('ops.randn(()).shape', ()),
+    ('ops.rand(0).shape', (0,)),
+    ('str(ops.rand(dtype=ms.float64).dtype)', 'Float64'),
+    ('ops.randn(seed=3).shape', (1,)),
 ]
 
 # ---- MindSpore 2.10 CPU raises RuntimeError ("The kernel InplaceClampScalar / InplaceClampTensor /

@@ -55,6 +55,8 @@ def _shape(size, name):
 
 
 def _sizes(size, name):
+    if not size:            # no size at all: one sample of shape (1,), as MindSpore (an empty tuple gives a 0-d one)
+        return (1,)
     if len(size) == 1 and isinstance(size[0], (tuple, list, Tensor)):
         size = size[0]
     return _shape(tuple(size), name)
