@@ -13,19 +13,13 @@ Example::
 import numpy as np
 
 from .. import ops
+from .._core import capture as _capture
 from ..tensor import Tensor
 from .loss import LossBase
 
 __all__ = ["CTCLoss"]
 
 _NEG = -1e30          # log(0) stand-in: finite, so masked branches carry no NaN into gradients
-
-
-def _int_vector(t, n, what):
-    if not isinstance(t, Tensor) or t._data.dtype.kind not in "iu" or t.shape != (n,):
-        raise ValueError(f"CTCLoss: {what} must be an int Tensor of shape ({n},), got "
-                         f"{getattr(t, 'dtype', type(t).__name__)} {list(getattr(t, 'shape', []))}")
-    return t._data.astype(np.int64)
 
 
 def _lse(*xs):
@@ -67,57 +61,65 @@ class CTCLoss(LossBase):
         if not isinstance(targets, Tensor) or targets.ndim != 2 or targets.shape[0] != n:
             raise ValueError(f"CTCLoss: targets must be (N, S) with N = {n}, got "
                              f"{list(getattr(targets, 'shape', [type(targets).__name__]))}")
-        in_len = _int_vector(input_lengths, n, "input_lengths")
-        tg_len = _int_vector(target_lengths, n, "target_lengths")
-        if (in_len > t_max).any() or (in_len < 0).any() or (tg_len > targets.shape[1]).any() or (tg_len < 0).any():
-            raise ValueError(f"CTCLoss: lengths out of range: input_lengths {in_len.tolist()} (T = {t_max}), "
-                             f"target_lengths {tg_len.tolist()} (S = {targets.shape[1]})")
-        tg = targets._data.astype(np.int64)
+        for what, t in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
+            if not isinstance(t, Tensor) or t._data.dtype.kind not in "iu" or t.shape != (n,):
+                raise ValueError(f"CTCLoss: {what} must be an int Tensor of shape ({n},), got "
+                                 f"{getattr(t, 'dtype', type(t).__name__)} {list(getattr(t, 'shape', []))}")
         s_max = 2 * targets.shape[1] + 1
-        ext = np.full((n, s_max), self.blank, np.int64)
-        ext[:, 1::2] = tg
-        # a skip over a blank from s - 2 is allowed onto a label that differs from the one two back
-        skip = np.zeros((n, s_max), bool)
-        skip[:, 2:] = (ext[:, 2:] != self.blank) & (ext[:, 2:] != ext[:, :-2])
+        s_len = targets.shape[1]
         dt = log_probs._data.dtype
+        blank = self.blank
+
+        def masks(tg, il, tl):
+            # every value-dependent array of the recursion (redone at every graph replay)
+            tg, il, tl = tg.astype(np.int64), il.astype(np.int64), tl.astype(np.int64)
+            if (il > t_max).any() or (il < 0).any() or (tl > s_len).any() or (tl < 0).any():
+                raise ValueError(f"CTCLoss: lengths out of range: input_lengths {il.tolist()} (T = {t_max}), "
+                                 f"target_lengths {tl.tolist()} (S = {s_len})")
+            ext = np.full((n, s_max), blank, np.int64)
+            ext[:, 1::2] = tg
+            # a skip over a blank from s - 2 is allowed onto a label that differs from the one two back
+            skip = np.zeros((n, s_max), bool)
+            skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+            start = np.zeros((n, s_max), bool)
+            start[:, 0] = True
+            start[:, 1] = tl > 0
+            active = np.broadcast_to((np.arange(t_max)[:, None] < il[None, :])[:, :, None], (t_max, n, s_max)).copy()
+            last = 2 * tl                        # the final blank; the final label is last - 1
+            end1 = np.zeros((n, s_max), bool)
+            end1[np.arange(n), last] = True
+            end2 = np.zeros((n, s_max), bool)
+            end2[np.arange(n)[tl > 0], last[tl > 0] - 1] = True
+            frames = (np.arange(t_max)[:, None] < il[None, :]).astype(dt)[..., None]
+            return (ext, skip, start, active, end1, end2, tl > 0, frames, np.maximum(tl, 1).astype(dt))
+        ext_t, skip_t, start_t, active_t, end1_t, end2_t, has_label, frames, denom = _capture.host_op(
+            masks, (targets, input_lengths, target_lengths), Tensor._wrap)
         neg = Tensor(np.full((n, s_max), _NEG, dt))
-        skip_t = Tensor(skip)
-        ext_t = Tensor(ext)
-        start = np.zeros((n, s_max), bool)
-        start[:, 0] = True
-        start[:, 1] = tg_len > 0
         lp0 = ops.gather_elements(log_probs[0], 1, ext_t)
-        alpha = ops.where(Tensor(start), lp0, neg)
+        alpha = ops.where(start_t, lp0, neg)
         col1 = Tensor(np.full((n, 1), _NEG, dt))
         col2 = Tensor(np.full((n, 2), _NEG, dt))
         for t in range(1, t_max):
             a1 = ops.concat([col1, alpha[:, :-1]], 1)
             a2 = ops.where(skip_t, ops.concat([col2, alpha[:, :-2]], 1), neg)
             new = ops.add(_lse(alpha, a1, a2), ops.gather_elements(log_probs[t], 1, ext_t))
-            active = Tensor(np.broadcast_to((t < in_len)[:, None], (n, s_max)).copy())
-            alpha = ops.where(active, new, alpha)
-        last = 2 * tg_len                        # the final blank; the final label is last - 1
-        end1 = np.zeros((n, s_max), bool)
-        end1[np.arange(n), last] = True
-        end2 = np.zeros((n, s_max), bool)
-        end2[np.arange(n)[tg_len > 0], last[tg_len > 0] - 1] = True
-        e1 = ops.reduce_sum(ops.where(Tensor(end1), alpha, ops.zeros_like(alpha)), 1)
-        e2 = ops.reduce_sum(ops.where(Tensor(end2), alpha, ops.zeros_like(alpha)), 1)
-        e2 = ops.where(Tensor(tg_len > 0), e2, Tensor(np.full((n,), _NEG, dt)))
+            alpha = ops.where(active_t[t], new, alpha)
+        e1 = ops.reduce_sum(ops.where(end1_t, alpha, ops.zeros_like(alpha)), 1)
+        e2 = ops.reduce_sum(ops.where(end2_t, alpha, ops.zeros_like(alpha)), 1)
+        e2 = ops.where(has_label, e2, Tensor(np.full((n,), _NEG, dt)))
         loss = ops.neg(_lse(e1, e2))
         # MindSpore's (and the CTC kernels') gradient is exp(log_probs) - posterior over the active frames: the
         # gradient through a log-softmax. Add a zero-valued term whose gradient is exp(log_probs) there.
-        frames = Tensor((np.arange(t_max)[:, None] < in_len[None, :]).astype(dt)[..., None])     # (T, N, 1)
         p = ops.exp(log_probs)
         extra = ops.reduce_sum(ops.mul(ops.sub(p, ops.stop_gradient(p)), frames), (0, 2))
         loss = ops.add(loss, extra)
-        impossible = Tensor(ops.stop_gradient(loss)._data > 1e29)
+        impossible = ops.greater(ops.stop_gradient(loss), 1e29)
         if self.zero_infinity:
             loss = ops.where(impossible, ops.zeros_like(loss), loss)
         else:
             loss = ops.where(impossible, ops.add(ops.zeros_like(loss), float("inf")), loss)
         if self.reduction == "mean":
-            return ops.reduce_mean(ops.div(loss, Tensor(np.maximum(tg_len, 1).astype(dt))))
+            return ops.reduce_mean(ops.div(loss, denom))
         if self.reduction == "sum":
             return ops.reduce_sum(loss)
         return loss

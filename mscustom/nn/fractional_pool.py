@@ -17,6 +17,7 @@ import itertools
 import numpy as np
 
 from .. import ops
+from .._core import capture as _capture
 from ..tensor import Tensor
 from .cell import Cell
 
@@ -73,39 +74,48 @@ class _FractionalMaxPool(Cell):
             if o < 1 or o + k - 1 > s:
                 raise ValueError(f"{name}: output size {outs} with kernel {self.kernel_size} does not fit the input "
                                  f"of spatial shape {list(spatial)}")
-        if self._random_samples is not None:
-            u = np.asarray(self._random_samples._data if isinstance(self._random_samples, Tensor)
-                           else self._random_samples, np.float64)
-            if u.shape != (n, c, nd):
-                raise ValueError(f"{name}: _random_samples must have shape {[n, c, nd]}, got {list(u.shape)}")
-        else:
-            from .init import rng
-            u = rng().random((n, c, nd))
         strides = np.cumprod((1,) + spatial[::-1])[:-1][::-1]          # flat index step of each spatial axis
         offs = np.array([sum(o * st for o, st in zip(off, strides))
                          for off in itertools.product(*[range(k) for k in self.kernel_size])])
-        index = np.empty((n, c) + tuple(outs) + (offs.size,), np.int64)
-        for b in range(n):
-            for ch in range(c):
-                starts = [_starts(u[b, ch, self._u_axis[a]], spatial[a], outs[a], self.kernel_size[a])
-                          for a in range(nd)]
-                base = np.zeros(tuple(outs), np.int64)
-                for a in range(nd):
-                    shape = [1] * nd
-                    shape[a] = outs[a]
-                    base = base + starts[a].reshape(shape) * strides[a]
-                index[b, ch] = base[..., None] + offs
+
+        def windows(*given):
+            # the flat input positions of every window (fresh random starts at every call and graph replay)
+            if given:
+                u = np.asarray(given[0], np.float64)
+                if u.shape != (n, c, nd):
+                    raise ValueError(f"{name}: _random_samples must have shape {[n, c, nd]}, got {list(u.shape)}")
+            else:
+                from .init import rng
+                u = rng().random((n, c, nd))
+            index = np.empty((n, c) + tuple(outs) + (offs.size,), np.int64)
+            for b in range(n):
+                for ch in range(c):
+                    starts = [_starts(u[b, ch, self._u_axis[a]], spatial[a], outs[a], self.kernel_size[a])
+                              for a in range(nd)]
+                    base = np.zeros(tuple(outs), np.int64)
+                    for a in range(nd):
+                        shape = [1] * nd
+                        shape[a] = outs[a]
+                        base = base + starts[a].reshape(shape) * strides[a]
+                    index[b, ch] = base[..., None] + offs
+            return (index.reshape(n, c, -1),)
+        rs = self._random_samples
+        if rs is not None and not isinstance(rs, Tensor):
+            rs = Tensor(np.asarray(rs, np.float32))
+        index = _capture.host_op(windows, (rs,) if rs is not None else (), Tensor._wrap)[0]
         flat = ops.reshape(x, (n, c, -1))
-        picked = ops.gather_elements(flat, 2, Tensor(index.reshape(n, c, -1)))
+        picked = ops.gather_elements(flat, 2, index)
         picked = ops.reshape(picked, (n, c) + tuple(outs) + (offs.size,))
         y = ops.reduce_max(picked, -1)
         if not batched:
             y = ops.squeeze(y, 0)
         if not self.return_indices:
             return y
-        vals = np.take_along_axis(x._data.reshape(n, c, -1), index.reshape(n, c, -1), 2).reshape(index.shape)
-        idx = np.take_along_axis(index, vals.argmax(-1)[..., None], -1)[..., 0]
-        return y, Tensor(idx if batched else idx[0])
+        def argmax(a, ind):
+            vals = np.take_along_axis(a.reshape(n, c, -1), ind, 2).reshape((n, c) + tuple(outs) + (offs.size,))
+            best = np.take_along_axis(ind.reshape(vals.shape), vals.argmax(-1)[..., None], -1)[..., 0]
+            return (best if batched else best[0],)
+        return y, _capture.host_op(argmax, (x, index), Tensor._wrap)[0]
 
 
 class FractionalMaxPool2d(_FractionalMaxPool):

@@ -87,6 +87,9 @@ class ParameterUpdate(Cell):
             raise TypeError(f"ParameterUpdate: param must be a Parameter, got {type(param).__name__}")
         self._param = param
 
+    def __call__(self, x):
+        return self.construct(x)             # an assignment: eager also in GRAPH_MODE, so that every call assigns
+
     def construct(self, x):
         if not isinstance(x, Tensor) or tuple(x.shape) != tuple(self._param.shape):
             raise ValueError(f"ParameterUpdate: x must be a Tensor of shape {list(self._param.shape)}, got "

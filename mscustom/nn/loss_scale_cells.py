@@ -63,6 +63,11 @@ class DynamicLossScaleUpdateCell(Cell):
         """The initial loss scale."""
         return self.loss_scale_value
 
+    def __call__(self, *args, **kwargs):
+        # Python-side state and control flow (the overflow decision, the counters): always eager, also in
+        # GRAPH_MODE, so that every call updates them
+        return self.construct(*args, **kwargs)
+
     def construct(self, loss_scale, overflow):
         if not isinstance(loss_scale, Parameter):
             raise TypeError(f"DynamicLossScaleUpdateCell: loss_scale must be a Parameter, got "
@@ -138,6 +143,11 @@ class TrainOneStepWithLossScaleCell(Cell):
         reducer = _data_parallel_reducer(self.weights)
         self.reducer_flag = reducer is not None
         self.grad_reducer = reducer if reducer is not None else Identity()
+
+    def __call__(self, *args, **kwargs):
+        # Python-side state and control flow (the overflow decision, the counters): always eager, also in
+        # GRAPH_MODE, so that every call updates them
+        return self.construct(*args, **kwargs)
 
     def set_sense_scale(self, sens):
         """Replace the loss scale with ``sens`` (a float32 Tensor of the same shape)."""

@@ -227,7 +227,8 @@ class MultiMarginLoss(LossBase):
         z = ops.relu(ops.add(ops.sub(x, xy), self.margin))
         if self.p == 2:
             z = ops.mul(z, z)
-        not_target = Tensor((np.arange(c)[None, :] != target._data.reshape(n, 1)).astype(x._data.dtype))
+        not_target = ops.sub(1.0, ops.one_hot(target, c, Tensor(np.asarray(1, x._data.dtype)),
+                                              Tensor(np.asarray(0, x._data.dtype))))
         z = ops.mul(z, not_target)
         if weight is not None:
             wy = ops.gather(ops.cast(weight, x.dtype), target, 0)

@@ -10,6 +10,7 @@ Example::
 import numpy as np
 
 from .. import ops
+from .._core import capture as _capture
 from ..tensor import Tensor
 from .cell import Cell
 from .layers_more import EmbeddingLookup
@@ -80,15 +81,16 @@ class MultiFieldEmbeddingLookup(EmbeddingLookup):
         out = super().construct(input_indices)                                   # (N, L, E)
         w = ops.expand_dims(ops.cast(input_values, out.dtype), -1)
         emb = ops.mul(w, out)
-        fid = field_ids._data.astype(np.int64)
-        onehot = (fid[..., None] == np.arange(self.field_size)).astype(out._data.dtype)   # (N, L, F)
-        sel = Tensor(np.ascontiguousarray(np.swapaxes(onehot, 1, 2)))                    # (N, F, L)
+        fsize, dt = self.field_size, out._data.dtype
+        # (N, F, L): 1 where row l belongs to field f (a host computation on field_ids, redone at every replay)
+        sel = _capture.host_op(lambda f: (np.ascontiguousarray(np.swapaxes(
+            (f.astype(np.int64)[..., None] == np.arange(fsize)).astype(dt), 1, 2)),), (field_ids,), Tensor._wrap)[0]
         if self.operator == "MAX":
             zero_w = ops.cast(ops.equal(w, 0.0), out.dtype)
             masked = ops.add(emb, ops.mul(zero_w, -_FLT_MAX))
             fields = []
             for f in range(self.field_size):
-                inside = Tensor(onehot[..., f:f + 1].astype(bool))
+                inside = ops.greater(ops.expand_dims(sel[:, f], -1), 0.5)
                 cand = ops.where(inside, masked, ops.add(ops.zeros_like(masked), -_FLT_MAX))
                 fields.append(ops.reduce_max(cand, 1))
             merged = ops.stack(fields, 1)

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from .. import ops
+from .._core import capture as _capture
 from ..tensor import Tensor
 from .cell import Cell
 
@@ -90,12 +91,15 @@ class SparseTensorDenseMatmul(Cell):
         shape = tuple(int(v) for v in (sparse_shape._data if isinstance(sparse_shape, Tensor) else sparse_shape))
         if len(shape) != 2:
             raise ValueError(f"{name}: sparse_shape must have 2 entries, got {shape}")
-        idx = indices._data.astype(np.int64)
-        if idx.size and ((idx < 0).any() or (idx[:, 0] >= shape[0]).any() or (idx[:, 1] >= shape[1]).any()):
-            raise ValueError(f"{name}: indices out of range for sparse_shape {shape}")
-        # dense S = P^T diag(values) Q with one-hot P (nnz, rows) and Q (nnz, cols): differentiable in values
-        rows = Tensor(np.eye(shape[0], dtype=values._data.dtype)[idx[:, 0]].T.copy())
-        cols = Tensor(np.eye(shape[1], dtype=values._data.dtype)[idx[:, 1]])
+        dt = values._data.dtype
+
+        def maps(ind):
+            # one-hot P^T (rows, nnz) and Q (nnz, cols): dense S = P^T diag(values) Q (redone at every replay)
+            idx = ind.astype(np.int64)
+            if idx.size and ((idx < 0).any() or (idx[:, 0] >= shape[0]).any() or (idx[:, 1] >= shape[1]).any()):
+                raise ValueError(f"{name}: indices out of range for sparse_shape {shape}")
+            return np.eye(shape[0], dtype=dt)[idx[:, 0]].T.copy(), np.eye(shape[1], dtype=dt)[idx[:, 1]]
+        rows, cols = _capture.host_op(maps, (indices,), Tensor._wrap)
         s = ops.matmul(ops.mul(rows, ops.reshape(values, (1, -1))), cols)
         if self.adjoint_st:
             s = ops.transpose(s, (1, 0))

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from .. import ops
+from .._core import capture as _capture
 from ..tensor import Tensor
 from .cell import Cell
 
@@ -192,8 +193,10 @@ class MaxPool3d(_Pool3d):
             best = part if best is None else ops.maximum(best, part)
         if not self.return_indices:
             return best
-        return best, Tensor(_argmax_windows(x._data, full, self.kernel_size, self.stride, self.dilation, outs,
-                                            np.int64))
+        # the indices: a host computation on x's values, redone at every graph replay
+        idx = _capture.host_op(lambda a: (_argmax_windows(a, full, self.kernel_size, self.stride, self.dilation, outs,
+                                                          np.int64),), (x,), Tensor._wrap)[0]
+        return best, idx
 
 
 def _argmax_windows(a, full, kernel, stride, dilation, outs, dtype):
@@ -327,16 +330,17 @@ class AdaptiveMaxPool3d(Cell):
             y = _adaptive_axis(y, y.ndim - 3 + k, o, "max")
         if not self.return_indices:
             return y
-        a = x._data
-        flat = a.reshape(a.shape[:-3] + (-1,))
-        pos = np.arange(flat.shape[-1]).reshape(spatial)
-        idx = np.empty(a.shape[:-3] + outs, np.int32)
-        for i, (d0, d1) in enumerate(_bounds(spatial[0], outs[0])):
-            for j, (h0, h1) in enumerate(_bounds(spatial[1], outs[1])):
-                for k, (w0, w1) in enumerate(_bounds(spatial[2], outs[2])):
-                    cand = pos[d0:d1, h0:h1, w0:w1].reshape(-1)
-                    idx[..., i, j, k] = cand[np.argmax(flat[..., cand], axis=-1)]
-        return y, Tensor(idx)
+        def indices(a):
+            flat = a.reshape(a.shape[:-3] + (-1,))
+            pos = np.arange(flat.shape[-1]).reshape(spatial)
+            idx = np.empty(a.shape[:-3] + outs, np.int32)
+            for i, (d0, d1) in enumerate(_bounds(spatial[0], outs[0])):
+                for j, (h0, h1) in enumerate(_bounds(spatial[1], outs[1])):
+                    for k, (w0, w1) in enumerate(_bounds(spatial[2], outs[2])):
+                        cand = pos[d0:d1, h0:h1, w0:w1].reshape(-1)
+                        idx[..., i, j, k] = cand[np.argmax(flat[..., cand], axis=-1)]
+            return (idx,)
+        return y, _capture.host_op(indices, (x,), Tensor._wrap)[0]
 
 
 # ------------------------------------------------------------------ power-average pooling
@@ -423,15 +427,19 @@ class _MaxUnpool(Cell):
                                      f"{default}")
         lead = tuple(x.shape[:-nd])
         n_in, n_out = int(np.prod(spatial_in)), int(np.prod(out_sp))
-        idx = indices._data.reshape(-1, n_in).astype(np.int64)
-        if idx.size and (idx.min() < 0 or idx.max() >= n_out):
-            raise ValueError(f"{name}: indices must be in [0, {n_out}), got values from {idx.min()} to {idx.max()}")
-        # a one-hot (rows, n_in, n_out) map: out = x @ map puts each value at its index
-        onehot = np.zeros((idx.shape[0], n_in, n_out), x._data.dtype)
-        rows = np.arange(idx.shape[0])[:, None]
-        onehot[rows, np.arange(n_in)[None, :], idx] = 1
+
+        def one_hot(ind):
+            # a (rows, n_in, n_out) map: out = x @ map puts each value at its index (redone at every replay)
+            idx = ind.reshape(-1, n_in).astype(np.int64)
+            if idx.size and (idx.min() < 0 or idx.max() >= n_out):
+                raise ValueError(f"{name}: indices must be in [0, {n_out}), got values from {idx.min()} to "
+                                 f"{idx.max()}")
+            m = np.zeros((idx.shape[0], n_in, n_out), x._data.dtype)
+            m[np.arange(idx.shape[0])[:, None], np.arange(n_in)[None, :], idx] = 1
+            return (m,)
+        onehot = _capture.host_op(one_hot, (indices,), Tensor._wrap)[0]
         flat = ops.reshape(x, (-1, 1, n_in))
-        y = ops.matmul(flat, Tensor(onehot))
+        y = ops.matmul(flat, onehot)
         return ops.reshape(y, lead + out_sp)
 
 

@@ -8,6 +8,7 @@ Example::
 import numpy as np
 
 from .. import ops
+from .._core import capture as _capture
 from ..tensor import Tensor
 from .loss import LossBase
 
@@ -38,17 +39,14 @@ class SampledSoftmaxLoss(LossBase):
         self.num_sampled, self.num_classes, self.num_true = num_sampled, num_classes, num_true
         self.sampled_values, self.remove_accidental_hits, self.seed = sampled_values, bool(remove_accidental_hits), seed
 
-    def _sample(self, labels_flat, n):
+    def _sample(self, labels_flat):
         from .init import rng
         pool = np.arange(self.num_classes)
         if self.remove_accidental_hits:
             pool = np.setdiff1d(pool, labels_flat)
         if pool.size < self.num_sampled:
             pool = np.arange(self.num_classes)
-        sampled = rng().choice(pool, self.num_sampled, replace=False).astype(np.int32)
-        q = self.num_sampled / self.num_classes
-        return (Tensor(sampled), Tensor(np.full((n, self.num_true), q, np.float32)),
-                Tensor(np.full((self.num_sampled,), q, np.float32)))
+        return rng().choice(pool, self.num_sampled, replace=False).astype(np.int64)
 
     def construct(self, weights, biases, labels, logits):
         name = "SampledSoftmaxLoss"
@@ -57,14 +55,21 @@ class SampledSoftmaxLoss(LossBase):
                 raise TypeError(f"{name}: {what} must be a Tensor, got {type(t).__name__}")
         if labels._data.dtype.kind not in "iu":
             raise TypeError(f"{name}: labels must be an int Tensor, got {labels.dtype.name}")
-        lab = labels._data.astype(np.int64).reshape(-1, self.num_true)
-        n = lab.shape[0]
-        sampled, true_q, sampled_q = self.sampled_values if self.sampled_values is not None else \
-            self._sample(lab.reshape(-1), n)
-        ids = np.concatenate([lab.reshape(-1), np.asarray(sampled._data, np.int64).reshape(-1)])
-        all_w = ops.gather(weights, Tensor(ids), 0)
-        all_b = ops.gather(biases, Tensor(ids), 0)
-        n_true = lab.size
+        n = int(np.prod(labels.shape)) // self.num_true
+        q = self.num_sampled / self.num_classes
+        if self.sampled_values is not None:
+            sampled, true_q, sampled_q = self.sampled_values
+            ids = _capture.host_op(lambda lab, smp: (np.concatenate([lab.reshape(-1), smp.reshape(-1)])
+                                                     .astype(np.int64),), (labels, sampled), Tensor._wrap)[0]
+        else:
+            # a fresh sample at every call (and graph replay)
+            ids = _capture.host_op(lambda lab: (np.concatenate([lab.reshape(-1), self._sample(lab.reshape(-1))])
+                                                .astype(np.int64),), (labels,), Tensor._wrap)[0]
+            true_q = Tensor(np.full((n, self.num_true), q, np.float32))
+            sampled_q = Tensor(np.full((self.num_sampled,), q, np.float32))
+        all_w = ops.gather(weights, ids, 0)
+        all_b = ops.gather(biases, ids, 0)
+        n_true = n * self.num_true
         true_w = ops.reshape(all_w[:n_true], (n, self.num_true, -1))
         sampled_w = all_w[n_true:]
         true_logits = ops.add(ops.reduce_sum(ops.mul(ops.expand_dims(logits, 1), true_w), 2),
