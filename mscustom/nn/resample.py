@@ -1,10 +1,12 @@
 """Resizing and padding layers: ``Upsample`` and ``ZeroPad2d``.
 
-``Upsample`` supports MindSpore's modes "nearest", "linear" (3-D input),
-"bilinear" (4-D input) and "area" (adaptive average pooling, as MindSpore
-computes it); "bicubic", "nearest-exact" and "trilinear" are refused by name. Linear and bilinear resizing are matrix products with
-fixed interpolation matrices, nearest is an integer-array gather, so all
-gradients come from ``matmul``'s and ``getitem``'s.
+``Upsample`` supports MindSpore's modes "nearest" and "nearest-exact" (3-D or
+4-D input), "linear" (3-D), "bilinear" (4-D) and "area" (adaptive average
+pooling, as MindSpore computes it); "bicubic" (4-D), "trilinear" (5-D) and
+5-D "nearest" / "area" resize through ``ops.interpolate`` at the output size
+computed here. Linear and bilinear resizing are matrix products with fixed
+interpolation matrices, nearest is an integer-array gather, so all gradients
+come from ``matmul``'s and ``getitem``'s.
 
 Example::
 
@@ -23,12 +25,19 @@ from .cell import Cell
 __all__ = ["Upsample", "ZeroPad2d"]
 
 _MODES = ['nearest', 'linear', 'bilinear', 'bicubic', 'area', 'nearest-exact', 'trilinear']
-_DIMS = {"nearest": (3, 4), "linear": (3,), "bilinear": (4,), "area": (3, 4)}
+_DIMS = {"nearest": (3, 4, 5), "linear": (3,), "bilinear": (4,), "area": (3, 4, 5), "nearest-exact": (3, 4),
+         "bicubic": (4,), "trilinear": (5,)}
+_INTERPOLATED = {"bicubic", "trilinear"}      # and 5-D "nearest" / "area": ops.interpolate at the output size
 
 
 def _nearest_index(size, out):
     """Source index of each output position (MindSpore's "nearest": floor(i * size / out))."""
     return np.minimum((np.arange(out) * size) // out, size - 1).astype(np.int64)
+
+
+def _nearest_exact_index(size, out):
+    """Source index of each output position for "nearest-exact": floor((i + 0.5) * size / out)."""
+    return np.minimum(((np.arange(out) + 0.5) * size / out).astype(np.int64), size - 1)
 
 
 def _linear_matrix(size, out, align_corners, dtype):
@@ -75,7 +84,7 @@ class Upsample(Cell):
                 raise ValueError(f"Upsample: size must be a positive int or a tuple of {nd} positive ints "
                                  f"for a {x.ndim}-D input, got {self.size!r}")
             return size
-        if not self.recompute_scale_factor:
+        if not self.recompute_scale_factor and self.mode != "area":      # MindSpore lets "area" scale without
             raise ValueError(f"For 'interpolate', 'scale_factor' option cannot currently be set with the mode = "
                              f"{self.mode} and dim = {x.ndim}D.")
         sf = self.scale_factor
@@ -88,24 +97,24 @@ class Upsample(Cell):
     def construct(self, x):
         if self.mode not in _MODES:
             raise ValueError(f"For 'interpolate', 'mode' must be in '{_MODES}', but got {self.mode}")
-        if self.mode not in _DIMS:
-            raise ValueError(f"Upsample: mode {self.mode!r} is not supported here; use 'nearest', 'linear' "
-                             "(3-D input) or 'bilinear' (4-D input)")
         if not isinstance(x, Tensor):
             raise TypeError(f"Upsample: the input must be a Tensor, got {type(x).__name__}")
         if x.ndim not in _DIMS[self.mode]:
-            raise ValueError(f"Upsample: mode {self.mode!r} takes a "
-                             f"{' or '.join(f'{d}-D' for d in _DIMS[self.mode])} input, got shape {list(x.shape)}")
-        if self.align_corners is not None and self.mode in ("nearest", "area"):
+            raise ValueError(f"For 'interpolate', {self.mode} only support '{list(_DIMS[self.mode])}'D, but got "
+                             f"{x.ndim}D")
+        if self.align_corners is not None and self.mode in ("nearest", "area", "nearest-exact"):
             raise ValueError(f"For 'interpolate', 'align_corners' option cannot currently be set with the mode = "
                              f"{self.mode}, and dim = {x.ndim}D")
         out = self._out_sizes(x)
+        if self.mode in _INTERPOLATED or x.ndim == 5:
+            return ops.interpolate(x, size=out, mode=self.mode, align_corners=self.align_corners)
         if self.mode == "area":
             return self._area(x, out)
-        if self.mode == "nearest":
+        if self.mode in ("nearest", "nearest-exact"):
+            pick = _nearest_index if self.mode == "nearest" else _nearest_exact_index
             y = x
             for axis, (n, o) in enumerate(zip(x.shape[2:], out)):
-                index = (slice(None),) * (2 + axis) + (_nearest_index(n, o),)
+                index = (slice(None),) * (2 + axis) + (pick(n, o),)
                 y = ops.getitem(y, index)
             return y
         dt = x._data.dtype
