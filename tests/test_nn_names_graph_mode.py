@@ -49,11 +49,13 @@ def _results():
 
 
 def test_graph_mode_matches_pynative():
-    eager = _results()
-    ms.set_context(mode=ms.GRAPH_MODE)
+    before = ms.get_context("mode")
+    ms.set_context(mode=ms.PYNATIVE_MODE)
     try:
+        eager = _results()
+        ms.set_context(mode=ms.GRAPH_MODE)
         graph = _results()
     finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
+        ms.set_context(mode=before)
     assert graph == eager
     assert eager[-1][1] == 1024.0 and eager[-3][0] and eager[-3][1] == 512.0
