@@ -701,8 +701,10 @@ def _extreme(x, which, args, kwargs):
         raise TypeError(f"Tensor.{which}: unexpected keyword argument(s) {sorted(unknown)}")
     if len(args) > 2:
         raise TypeError(f"Tensor.{which} takes at most 2 positional arguments (dim, keepdim), got {len(args)}")
-    if kwargs.get("initial") is not None or kwargs.get("where") is not None:
-        raise ValueError(f"Tensor.{which}: initial and where are not supported")
+    if kwargs.get("initial") is not None or kwargs.get("where") is not None:   # NumPy's initial/where
+        axis = args[0] if args else kwargs.get("axis")
+        keep = bool(kwargs.get("keepdims", False))
+        return getattr(_F, which)(x, axis, keep, initial=kwargs.get("initial"), where=kwargs.get("where"))[0]
     older = any(k in kwargs for k in ("axis", "keepdims", "initial", "where", "return_indices"))
     keep = bool(args[1]) if len(args) > 1 else bool(kwargs.get("keepdim", kwargs.get("keepdims", False)))
     if (args or "dim" in kwargs) and not older:         # max(dim, keepdim=False): (values, indices)

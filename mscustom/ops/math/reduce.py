@@ -315,23 +315,37 @@ def max(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa:
     """The maximum over ``axis`` and its index: a tuple ``(values, indices)`` as MindSpore 2.x returns.
 
     The indices are int64 (the first maximum); with an axis the gradient goes
-    to that first maximum, as in MindSpore. ``initial``/``where`` are not
-    supported.
+    to that first maximum, as in MindSpore. ``initial`` is the least value an
+    output takes; ``where`` (with ``initial``) leaves out the False elements.
 
     Example::
 
         values, idx = ops.max(ms.Tensor([[1.0, 5.0], [7.0, 2.0]]), axis=1)   # [5, 7], [1, 0]
     """
     if initial is not None or where is not None:
-        raise ValueError("op 'max': initial and where are not supported")
+        input = _bounded("max", input, initial, where)
     return _with_index("max", _REDUCE_MAX, np.argmax, input, axis, keepdims)
 
 
 def min(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A001,A002 - MindSpore's names
     """The minimum over ``axis`` and its index: a tuple ``(values, indices)`` as MindSpore 2.x returns."""
     if initial is not None or where is not None:
-        raise ValueError("op 'min': initial and where are not supported")
+        input = _bounded("min", input, initial, where)
     return _with_index("min", _REDUCE_MIN, np.argmin, input, axis, keepdims)
+
+
+def _bounded(name, x, initial, where):
+    """``x`` bounded by ``initial`` (below for max, above for min), ``initial`` where ``where`` is False: the
+    reduction then gives NumPy's ``initial``/``where`` result, and the index of that value (MindSpore's)."""
+    if initial is None:
+        raise ValueError(f"op '{name}': initial value must be provided for where masks")
+    x = tensor_arg(x, name)
+    bound = Tensor._wrap(np.asarray(initial, x._data.dtype))
+    y = F.maximum(x, bound) if name == "max" else F.minimum(x, bound)
+    if where is not None:
+        mask = where if isinstance(where, Tensor) else Tensor._wrap(np.asarray(where, np.bool_))
+        y = F.where(mask, y, bound)
+    return y
 
 
 from ..._core.registry import register_function as _register_function  # noqa: E402
