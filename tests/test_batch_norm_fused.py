@@ -91,3 +91,34 @@ def test_second_derivative_raises_naming_the_backward_op():
     first = ms.grad(lambda a: (ops.batch_norm(a, *stats, g, b, training=True) ** 3).sum())
     with pytest.raises(RuntimeError, match="op 'batch_norm_train_grad' has no gradient"):
         ms.grad(lambda a: first(a).sum())(x)
+
+
+def test_loops_match_float64_sums_of_numpy():
+    """The loops' vectorised float64 sums (reassociated) against NumPy's, values far from zero mean
+    included (the variance is taken around the mean, never as E[x^2] - mean^2)."""
+    from mscustom.ops.nn import cnn_loops
+    rng = np.random.default_rng(4)
+    fwd, bwd = cnn_loops.get("bn_forward"), cnn_loops.get("bn_backward")
+    for dtype, tol in ((np.float32, 2e-6), (np.float64, 1e-13)):
+        for n, c, p in ((3, 2, 37), (2, 3, 1), (5, 1, 64)):
+            x = (rng.standard_normal((n, c, p)) * 0.5 + 100.0).astype(dtype)
+            dy = rng.standard_normal((n, c, p)).astype(dtype)
+            gamma, beta = rng.random(c).astype(dtype) + 0.5, rng.random(c).astype(dtype)
+            eps = dtype(1e-5)
+            y, mean, var = np.empty_like(x), np.empty(c, dtype), np.empty(c, dtype)
+            fwd(x, gamma, beta, eps, y, mean, var)
+            x64 = x.astype(np.float64)
+            m64 = x64.mean((0, 2))
+            v64 = ((x64 - m64[:, None]) ** 2).mean((0, 2))
+            np.testing.assert_allclose(mean, m64, rtol=tol)
+            np.testing.assert_allclose(var, v64, rtol=max(tol, 1e-4 if dtype == np.float32 else tol))
+            xhat = (x64 - mean.astype(np.float64)[:, None]) / np.sqrt(var.astype(np.float64) + eps)[:, None]
+            np.testing.assert_allclose(y, xhat * gamma[:, None] + beta[:, None], rtol=tol * 10, atol=tol * 10)
+            dx, dg, db = np.empty_like(x), np.empty(c, dtype), np.empty(c, dtype)
+            bwd(x, gamma, mean, var, dy, eps, dx, dg, db)
+            d64 = dy.astype(np.float64)
+            np.testing.assert_allclose(db, d64.sum((0, 2)), rtol=tol * 10, atol=tol * 10)
+            np.testing.assert_allclose(dg, (d64 * xhat).sum((0, 2)), rtol=tol * 10, atol=tol * 10)
+            expect = gamma[:, None] / np.sqrt(var.astype(np.float64) + eps)[:, None] * (
+                d64 - d64.mean((0, 2))[:, None] - xhat * (d64 * xhat).mean((0, 2))[:, None])
+            np.testing.assert_allclose(dx, expect, rtol=tol * 100, atol=tol * 100)

@@ -35,6 +35,8 @@
 Sums run in the arrays' dtype, starting from +0.0 (``zero``), without
 fast-math: the results are the NumPy reference kernels' (``pool.py``,
 ``conv.py``) up to the order of additions where several windows overlap.
+BatchNorm's float64 sums are the one exception: reassociation is allowed
+in them alone, so they vectorise (see ``_REDUCE_FASTMATH``).
 Compiled on first use and kept in Numba's disk cache.
 """
 
@@ -396,43 +398,61 @@ def _bias_relu(y, b, a):
                     ar[_U(q)] = 0
 
 
+def _row_sum(row):
+    """``sum(row)`` in float64 (a BatchNorm channel's sums, row by row: see ``_REDUCE_FASTMATH``)."""
+    s = 0.0
+    for q in range(row.shape[0]):
+        s += np.float64(row[_U(q)])
+    return s
+
+
+def _row_sq_dev(row, mu):
+    """``sum((row - mu) ** 2)`` in float64, ``row - mu`` taken in the row's dtype."""
+    s = 0.0
+    for q in range(row.shape[0]):
+        d = np.float64(row[_U(q)] - mu)
+        s += d * d
+    return s
+
+
+def _row_dy_sums(drow, row, mu):
+    """``(sum(drow), sum(drow * (row - mu)))`` in float64."""
+    a = 0.0
+    b = 0.0
+    for q in range(row.shape[0]):
+        d = np.float64(drow[_U(q)])
+        a += d
+        b += d * np.float64(row[_U(q)] - mu)
+    return a, b
+
+
+# The three sums above are compiled with reassociation allowed (and nothing else: no contraction,
+# no assumptions about NaN or infinities), so LLVM vectorises them, 2-3x faster than an ordered
+# sum; they are separate functions so the flag covers these additions only, never the elementwise
+# passes. Summed in float64 over float32 or float64 values, the order changes results only by
+# float64 rounding (for float32 data the rounded mean and variance were bit for bit the ordered
+# sums' on the ResNet-ish step's layers).
+_REDUCE_FASTMATH = {"reassoc"}
+_REDUCERS = ("_row_sum", "_row_sq_dev", "_row_dy_sums")
+_REDUCER_PY = {"_row_sum": _row_sum, "_row_sq_dev": _row_sq_dev, "_row_dy_sums": _row_dy_sums}
+
+
 def _bn_forward(x, gamma, beta, eps, y, mean, var):
     """BatchNorm's training forward over ``x`` (N, C, P), channel by channel (its values stay in cache):
-    the mean, then the biased variance of ``x - mean`` (both summed in float64, four partial sums
-    each so the additions overlap), then ``y = (x - mean) * (gamma / sqrt(var + eps)) + beta``;
-    ``mean`` and ``var`` (C,) in ``x``'s dtype."""
+    the mean, then the biased variance of ``x - mean`` (both summed in float64, row by row), then
+    ``y = (x - mean) * (gamma / sqrt(var + eps)) + beta``; ``mean`` and ``var`` (C,) in ``x``'s dtype."""
     n, c, p = x.shape
     m = n * p
-    p4 = p - p % 4
     for ch in range(c):
-        s0 = s1 = s2 = s3 = 0.0
+        s = 0.0
         for b in range(n):
-            row = x[b, ch]
-            for q in range(0, p4, 4):
-                s0 += row[_U(q)]
-                s1 += row[_U(q + 1)]
-                s2 += row[_U(q + 2)]
-                s3 += row[_U(q + 3)]
-            for q in range(p4, p):
-                s0 += row[_U(q)]
-        mean[ch] = ((s0 + s1) + (s2 + s3)) / m
+            s += _row_sum(x[b, ch])
+        mean[ch] = s / m
         mu = mean[ch]
-        v0 = v1 = v2 = v3 = 0.0
+        v = 0.0
         for b in range(n):
-            row = x[b, ch]
-            for q in range(0, p4, 4):
-                d0 = np.float64(row[_U(q)] - mu)
-                d1 = np.float64(row[_U(q + 1)] - mu)
-                d2 = np.float64(row[_U(q + 2)] - mu)
-                d3 = np.float64(row[_U(q + 3)] - mu)
-                v0 += d0 * d0
-                v1 += d1 * d1
-                v2 += d2 * d2
-                v3 += d3 * d3
-            for q in range(p4, p):
-                d0 = np.float64(row[_U(q)] - mu)
-                v0 += d0 * d0
-        var[ch] = ((v0 + v1) + (v2 + v3)) / m
+            v += _row_sq_dev(x[b, ch], mu)
+        var[ch] = v / m
         k = gamma[ch] / np.sqrt(var[ch] + eps)
         bt = beta[ch]
         for b in range(n):
@@ -448,34 +468,16 @@ def _bn_backward(x, gamma, mean, var, dy, eps, dx, dgamma, dbeta):
     ``dx = gamma / sqrt(var + eps) * (dy - dbeta / M - xhat * dgamma / M)`` over the M values."""
     n, c, p = x.shape
     m = n * p
-    p4 = p - p % 4
     for ch in range(c):
         mu = mean[ch]
         rstd = 1.0 / np.sqrt(np.float64(var[ch]) + np.float64(eps))
-        a0 = a1 = a2 = a3 = 0.0
-        b0 = b1 = b2 = b3 = 0.0
+        sdy = 0.0
+        sdyx = 0.0
         for b in range(n):
-            row = x[b, ch]
-            drow = dy[b, ch]
-            for q in range(0, p4, 4):
-                d0 = np.float64(drow[_U(q)])
-                d1 = np.float64(drow[_U(q + 1)])
-                d2 = np.float64(drow[_U(q + 2)])
-                d3 = np.float64(drow[_U(q + 3)])
-                a0 += d0
-                a1 += d1
-                a2 += d2
-                a3 += d3
-                b0 += d0 * np.float64(row[_U(q)] - mu)
-                b1 += d1 * np.float64(row[_U(q + 1)] - mu)
-                b2 += d2 * np.float64(row[_U(q + 2)] - mu)
-                b3 += d3 * np.float64(row[_U(q + 3)] - mu)
-            for q in range(p4, p):
-                d0 = np.float64(drow[_U(q)])
-                a0 += d0
-                b0 += d0 * np.float64(row[_U(q)] - mu)
-        sdy = (a0 + a1) + (a2 + a3)
-        sdyx = ((b0 + b1) + (b2 + b3)) * rstd
+            a, bb = _row_dy_sums(dy[b, ch], x[b, ch], mu)
+            sdy += a
+            sdyx += bb
+        sdyx = sdyx * rstd
         dbeta[ch] = sdy
         dgamma[ch] = sdyx
         kf = np.float64(gamma[ch]) * rstd
@@ -506,6 +508,8 @@ def get(name):
             _LOOPS["_span"] = globals()["_span"] = numba.njit(inline="always")(_span_py)
             _LOOPS["_plane_rows"] = globals()["_plane_rows"] = numba.njit(inline="always")(_plane_rows_py)
             _LOOPS["_plane_add"] = globals()["_plane_add"] = numba.njit(inline="always")(_plane_add_py)
+            for r in _REDUCERS:
+                _LOOPS[r] = globals()[r] = numba.njit(fastmath=_REDUCE_FASTMATH, nogil=True)(_REDUCER_PY[r])
         src = _FNS[name]
         try:
             fn = numba.njit(nogil=True, cache=True)(src)
