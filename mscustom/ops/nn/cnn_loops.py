@@ -7,14 +7,13 @@
   in kernel-tap order per element as the NumPy reference adds its strided
   slices; for stride 1 and oW == W one contiguous add per tap (``_plane_add``,
   which overwrites ``dcols``' entries whose window lies in the padding with 0);
-- ``im2col_batch`` / ``col2im_batch``: the same over the whole batch's matrix
-  (C*kH*kW, N, oH*oW), the layout of one product per layer;
+- ``im2col_batch``: the columns of the whole batch (or a chunk) as one matrix
+  (C*kH*kW, N, oH*oW), the filter gradient's layout (one product per chunk);
 - both im2col loops copy a tap's row as one contiguous run of the input plane
   shifted, when the stride is 1 and oW == W (a "same" 3x3 convolution), then
   zero the columns whose window lies in the padding (``_plane_rows``);
-- ``to_channels_major(a, out)`` / ``from_channels_major(a, out)``: (N, C, P) to
-  (C, N, P) and back (the output gradient as the products read it, and their
-  output as NCHW);
+- ``to_channels_major(a, out)``: (N, C, P) to (C, N, P) (the output gradient
+  as the filter gradient's product reads it);
 - ``max_pool(x, out, idx, ...)``: the window maxima (NaN propagates, ties keep
   the earlier tap, as ``np.maximum`` tap by tap) and, per output, the flat
   ``h * W + w`` position of the window's first strict maximum, -1 where that is
@@ -207,29 +206,6 @@ def _im2col_batch(x, cols, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, zero):
                             dst[_U(base + ox)] = zero
 
 
-def _col2im_batch(dcols, dx, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, zero):
-    """``_col2im`` from the whole batch's matrix ``dcols`` (C*kH*kW, N, oH*oW), the same order of additions."""
-    n, c, h, w = dx.shape
-    for b in range(n):
-        for ch in range(c):
-            plane = dx[b, ch]
-            for y in range(h):
-                for xx in range(w):
-                    plane[_U(y), _U(xx)] = zero
-            for i in range(kh):
-                ylo, yhi = _span(oh, sh, i * dh - pt, h)
-                for j in range(kw):
-                    src = dcols[(ch * kh + i) * kw + j, b]
-                    xlo, xhi = _span(ow, sw, j * dw - pl, w)
-                    s0 = j * dw - pl
-                    for oy in range(ylo, yhi):
-                        dst = plane[oy * sh + i * dh - pt]
-                        base = oy * ow
-                        for ox in range(xlo, xhi):
-                            k = _U(ox * sw + s0)
-                            dst[k] = dst[k] + src[_U(base + ox)]
-
-
 def _to_channels_major(a, out):
     """``out[c, n, p] = a[n, c, p]``: an (N, C, P) array as (C, N, P), the output gradient's matrix."""
     n, c, p = a.shape
@@ -237,17 +213,6 @@ def _to_channels_major(a, out):
         for ch in range(c):
             s = a[b, ch]
             d = out[ch, b]
-            for q in range(p):
-                d[_U(q)] = s[_U(q)]
-
-
-def _from_channels_major(a, out):
-    """``out[n, c, p] = a[c, n, p]``: the whole-batch product (O, N, P) as the NCHW output."""
-    c, n, p = a.shape
-    for b in range(n):
-        for ch in range(c):
-            s = a[ch, b]
-            d = out[b, ch]
             for q in range(p):
                 d[_U(q)] = s[_U(q)]
 
@@ -492,8 +457,8 @@ def _bn_backward(x, gamma, mean, var, dy, eps, dx, dgamma, dbeta):
                 out[_U(q)] = k * (drow[_U(q)] - a - (row[_U(q)] - mu) * bc)
 
 
-_FNS = {"im2col": _im2col, "col2im": _col2im, "im2col_batch": _im2col_batch, "col2im_batch": _col2im_batch,
-        "to_channels_major": _to_channels_major, "from_channels_major": _from_channels_major,
+_FNS = {"im2col": _im2col, "col2im": _col2im, "im2col_batch": _im2col_batch,
+        "to_channels_major": _to_channels_major,
         "max_pool": _max_pool, "max_pool_scatter": _max_pool_scatter,
         "max_pool_gather": _max_pool_gather, "avg_pool": _avg_pool, "avg_pool_back": _avg_pool_back,
         "bias_relu": _bias_relu, "bn_forward": _bn_forward, "bn_backward": _bn_backward}
