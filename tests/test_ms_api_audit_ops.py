@@ -70,6 +70,11 @@ CASES = [
     ('ops.rand(0).shape', (0,)),
     ('str(ops.rand(dtype=ms.float64).dtype)', 'Float64'),
     ('ops.randn(seed=3).shape', (1,)),
+    ('ops.squeeze(T(np.ones((1, 3, 1), np.float32)), 1).shape', (1, 3, 1)),
+    ('ops.squeeze(T(np.ones((1, 3, 1), np.float32)), (0, 1)).shape', (3, 1)),
+    ('ops.squeeze(T(np.ones((1, 3, 1), np.float32)), ()).shape', (3,)),
+    ('T(np.ones((1, 3, 1), np.float32)).squeeze(1).shape', (1, 3, 1)),
+    ('ops.squeeze(T(np.ones((1, 3, 1), np.float32)), 3)', ('X', 'ValueError', 'axis out of range')),
 ]
 
 # ---- MindSpore 2.10 CPU raises RuntimeError ("The kernel InplaceClampScalar / InplaceClampTensor /

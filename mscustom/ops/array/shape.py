@@ -229,10 +229,18 @@ _SQUEEZE = defop("squeeze", 1, lambda a, i: np.squeeze(i[0], a["axis"]), _squeez
 
 
 def squeeze(x, axis=None):
-    """``x`` without its size-1 axes (all of them, or those in ``axis``)."""
+    """``x`` without its size-1 axes (all of them, or those in ``axis``; as in MindSpore 2.10, an axis
+    of another size named in ``axis`` stays)."""
+    x = tensor_arg(x, "squeeze")
     if isinstance(axis, list):
         axis = tuple(axis)
-    return call(_SQUEEZE, (tensor_arg(x, "squeeze"),), {"axis": axis})
+    if axis == ():                                  # () squeezes every size-1 axis, as None
+        axis = None
+    if axis is not None:
+        axis = tuple(a for a in normalize_axis("squeeze", axis, x.ndim) if x.shape[a] == 1)
+        if not axis:
+            return reshape(x, tuple(x.shape))
+    return call(_SQUEEZE, (x,), {"axis": axis})
 
 
 def _transpose_shape(attrs, shapes):
