@@ -32,6 +32,8 @@ class DType:
             return "Bool"
         if self.name.startswith("uint"):
             return "UInt" + self.name[4:]
+        if self.name == "bfloat16":
+            return "BFloat16"
         return self.name[0].upper() + self.name[1:]
 
     def __eq__(self, other):

@@ -75,6 +75,8 @@ CASES = [
     ('ops.squeeze(T(np.ones((1, 3, 1), np.float32)), ()).shape', (3,)),
     ('T(np.ones((1, 3, 1), np.float32)).squeeze(1).shape', (1, 3, 1)),
     ('ops.squeeze(T(np.ones((1, 3, 1), np.float32)), 3)', ('X', 'ValueError', 'axis out of range')),
+    ('str(ms.bfloat16)', 'BFloat16'),
+    ('str(x.bfloat16().dtype)', 'BFloat16'),
 ]
 
 # ---- MindSpore 2.10 CPU raises RuntimeError ("The kernel InplaceClampScalar / InplaceClampTensor /
