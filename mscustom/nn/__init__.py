@@ -132,14 +132,14 @@ from .optim import AdamOffload  # noqa: E402
 __all__ += ["AdamOffload"]
 from .sampled_softmax import SampledSoftmaxLoss  # noqa: E402
 __all__ += ["SampledSoftmaxLoss"]
-from ..train.metrics_surface import HausdorffDistance, MeanSurfaceDistance, RootMeanSquareDistance  # noqa: E402
+__getattr__.targets.update({name: "..train.metrics_surface:" + name for name in (
+    "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance")})     # lazy, as the metrics above
 __all__ += ["HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance"]
 from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
 __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
-from ..train.metrics_occlusion import OcclusionSensitivity  # noqa: E402
-__all__ += ["OcclusionSensitivity"]
-from ..train.metrics_confusion import ConfusionMatrixMetric  # noqa: E402
-__all__ += ["ConfusionMatrixMetric"]
+__getattr__.targets.update({"OcclusionSensitivity": "..train.metrics_occlusion:OcclusionSensitivity",
+                            "ConfusionMatrixMetric": "..train.metrics_confusion:ConfusionMatrixMetric"})
+__all__ += ["OcclusionSensitivity", "ConfusionMatrixMetric"]
 from .optim import AdaFactor  # noqa: E402
 __all__ += ["AdaFactor"]
 from .micro_batch import (MicroBatchInterleaved, PipelineCell, GradAccumulationCell,  # noqa: E402

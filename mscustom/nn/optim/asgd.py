@@ -3,7 +3,7 @@
 import numpy as np
 
 from ...tensor import Parameter, Tensor
-from .optimizer import Optimizer, _number
+from .optimizer import Optimizer
 
 __all__ = ["ASGD"]
 

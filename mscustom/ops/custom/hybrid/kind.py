@@ -25,7 +25,7 @@ from ...._core.kernel import KernelEntry, Signature
 from .. import _common
 from .codegen import compute_dtype, cpu_source, gpu_stages
 from .compile import cpu_function, load_module, numba_array_types
-from .dsl import as_hybrid, is_hybrid
+from .dsl import as_hybrid
 from .hook import complete
 from .scalars import call_template, check_scalar_use, numba_scalar_type, scalar_args
 from .shapes import tensor_meta
