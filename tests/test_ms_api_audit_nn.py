@@ -89,6 +89,7 @@ CASES = [
     ("nn.get_metric_fn('top_k_categorical_accuracy', k=2)._k", ('X', 'KeyError', '"For \'get_metric_fn\', unsupported metric top_k_categorical_accuracy, please refer to official websit')),
     ("nn.get_metric_fn('nope')", ('X', 'KeyError', '"For \'get_metric_fn\', unsupported metric nope, please refer to official website for more details abo')),
     ("mnp.ravel_multi_index(T(np.array([[3], [4]], np.int32)), (7, 6), mode='bad')", ('X', 'ValueError', "invalid mode. Expected 'wrap' or 'clip'")),
+    ("[getattr(ms, n) is getattr(nn, n) for n in ('HausdorffDistance', 'MeanSurfaceDistance', 'RootMeanSquareDistance', 'OcclusionSensitivity', 'ConfusionMatrixMetric')]", [True, True, True, True, True]),
     ('ms.dispatch_threads_num(2)', None),
     ('ms.dispatch_threads_num(3)', ('X', 'RuntimeError', "The 'dispatch_threads_num' can not be set repeatedly.")),
     ("[getattr(ms.CheckpointConfig(), a) for a in ('save_checkpoint_steps', 'keep_checkpoint_max', 'integrated_save', 'format')]", (1, 5, True, 'ckpt')),
