@@ -172,7 +172,13 @@ def _result(dtypes):
 
 
 def concatenate(arrays, axis=0):
-    """The tensors joined along an existing ``axis`` (flattened first when ``axis`` is None)."""
+    """The tensors joined along an existing ``axis`` (flattened first when ``axis`` is None). One tensor
+    is the sequence of its sub-tensors along axis 0, as in NumPy and MindSpore."""
+    if isinstance(arrays, Tensor) and axis is not None:
+        if arrays.ndim < 2:
+            raise ValueError(f"op 'concatenate': a single tensor must have at least 2 dimensions to be "
+                             f"joined, got shape {list(arrays.shape)}")
+        arrays = [arrays[i] for i in range(arrays.shape[0])]
     ts = [_t(a, "concatenate") for a in (arrays if isinstance(arrays, (list, tuple)) else [arrays])]
     if axis is None:
         ts = [F.reshape(t, (-1,)) for t in ts]
