@@ -157,6 +157,7 @@ class Optimizer(Cell):
             raise ValueError(f"{who}: params is empty; give the Parameters to optimize "
                              "(for example net.trainable_params())")
         grouped = isinstance(items[0], dict)
+        self.is_group = grouped                 # MindSpore's attribute: parameters came as group dicts
         groups = items if grouped else [{"params": items}]
         order = None
         params, lrs, wds, gcs = [], [], [], []
@@ -226,6 +227,27 @@ class Optimizer(Cell):
         if self.is_group_lr:
             return tuple(_lr_tensor((self._lr if lr is None else lr).at(step)) for lr in self._group_lr)
         return _lr_tensor(self._lr.at(step))
+
+    @property
+    def dynamic_lr(self):
+        """Whether a learning rate changes by step (a list or a LearningRateSchedule, base or a group's)."""
+        return any(lr is not None and lr.kind != "const" for lr in [self._lr] + list(self._group_lr))
+
+    def decay_weight(self, gradients):
+        """The gradients with weight decay added, ``g + weight_decay * loss_scale * p`` for each decayed
+        parameter (MindSpore scales the decay by the loss scale, as the gradients are); a tuple."""
+        from ... import ops
+        out = []
+        for g, p, wd in zip(gradients, self.parameters, self._weight_decay):
+            out.append(ops.add(g, ops.mul(p, wd * self.loss_scale)) if wd else g)
+        return tuple(out)
+
+    def scale_grad(self, gradients):
+        """The gradients divided by the loss scale (unchanged when it is 1); a tuple."""
+        if self.loss_scale == 1.0:
+            return tuple(gradients)
+        from ... import ops
+        return tuple(ops.div(g, self.loss_scale) for g in gradients)
 
     def get_lr_parameter(self, param):
         """The learning rate (a float32 scalar Tensor) the next step uses for one Parameter, or a list for
