@@ -171,6 +171,11 @@ def test_clip_by_global_norm():
     _eq(r[1], [[12]])
     with pytest.raises(ValueError, match="use_norm"):       # MindSpore 2.10: use_norm only supports None
         ops.clip_by_global_norm([g1, g2], 2.0, 5.0)
+    x = Tensor(np.array([[3., 4.], [0., 0.]], np.float32))  # one Tensor: one Tensor back
+    r = ops.clip_by_global_norm(x, 1.0)
+    assert isinstance(r, Tensor)
+    _eq(r, [[0.6000000238418579, 0.800000011920929], [0.0, 0.0]])
+    _eq(ops.clip_by_global_norm(x, 10.0), [[3.0, 4.0], [0.0, 0.0]])
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")

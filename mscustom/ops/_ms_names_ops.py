@@ -238,11 +238,15 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):  # noqa: A002
 # ================================================================== clip_by_global_norm
 def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
     """Scale every tensor of ``x`` by ``clip_norm / max(global_norm, clip_norm)``, where global_norm is
-    the L2 norm of all of them together; a tuple back. ``use_norm`` must be None, as in MindSpore 2.10."""
+    the L2 norm of all of them together; a tuple back (a single Tensor in, a Tensor back, as in
+    MindSpore 2.10). ``use_norm`` must be None, as in MindSpore 2.10."""
     if use_norm is not None:
         raise ValueError(f"op 'clip_by_global_norm': use_norm only supports None, got {use_norm!r}")
-    if isinstance(x, Tensor) or not isinstance(x, (list, tuple)) or not x:
-        raise TypeError(f"op 'clip_by_global_norm': x must be a non-empty tuple or list of tensors, got {x!r}")
+    if isinstance(x, Tensor):
+        return clip_by_global_norm((x,), clip_norm)[0]
+    if not isinstance(x, (list, tuple)) or not x:
+        raise TypeError(f"op 'clip_by_global_norm': x must be a Tensor or a non-empty tuple or list of tensors, "
+                        f"got {x!r}")
     xs = [tensor_arg(t, "clip_by_global_norm") for t in x]
     total = None
     for t in xs:
