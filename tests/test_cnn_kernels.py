@@ -266,10 +266,26 @@ def test_pool_ceil_mode_and_indices_run_on_the_loops_as_on_the_reference():
     check_grad(lambda t: ops.avg_pool2d(t, 3, 2, ceil_mode=True) ** 2, x.astype(np.float64)[:1, :1])
 
 
-def test_pool_dilation_still_refused():
-    x = T(np.zeros((1, 1, 4, 4), np.float32))
-    with pytest.raises(ValueError, match="max_pool2d: dilation other than 1 is not supported"):
-        ops.max_pool2d(x, 2, dilation=2)
+_X56 = [[0.1257, -0.1321, 0.6404, 0.1049, -0.5357, 0.3616], [1.304, 0.9471, -0.7037, -1.2654, -0.6233, 0.0413],
+        [-2.325, -0.2188, -1.2459, -0.7323, -0.5443, -0.3163], [0.4116, 1.0425, -0.1285, 1.3665, -0.6652, 0.3515],
+        [0.9035, 0.094, -0.7435, -0.9217, -0.4577, 0.2202]]
+
+
+def test_dilated_max_pool2d_matches_mindspore():
+    # MindSpore 2.10 (CPU): ops.max_pool2d with dilation runs; values and indices are its outputs
+    x = T((np.arange(32) * 0.1).reshape(1, 2, 4, 4).astype(np.float32))
+    np.testing.assert_allclose(ops.max_pool2d(x, 2, 1, 0, 2).asnumpy(),
+                               [[[[1.0, 1.1], [1.4, 1.5]], [[2.6, 2.7], [3.0, 3.1]]]], rtol=1e-6)
+    x2 = T(np.array([[_X56]], np.float32))
+    v, i = ops.max_pool2d(x2, (2, 3), (1, 2), 1, (2, 1), return_indices=True)
+    np.testing.assert_allclose(v.asnumpy(), [[[[1.304, 0.9471, 0.0413], [0.1257, 0.6404, 0.3616],
+                                                [1.304, 1.3665, 1.3665], [0.9035, 0.094, 0.2202],
+                                                [1.0425, 1.3665, 1.3665]]]], rtol=1e-6)
+    assert i.dtype == ms.int64
+    assert i.asnumpy().tolist() == [[[[6, 7, 11], [0, 2, 5], [6, 21, 21], [24, 25, 29], [19, 21, 21]]]]
+    v = ops.max_pool2d(x2, 2, 2, 0, 2, ceil_mode=True)
+    np.testing.assert_allclose(v.asnumpy(), [[[[0.6404, 0.6404, -0.5357], [0.9035, -0.4577, -0.4577]]]], rtol=1e-6)
+    check_grad(lambda t: ops.max_pool2d(t, 2, 1, 1, 2) ** 2, T(np.array([[_X56]], np.float64)))
 
 
 def test_max_pool_grad_ops_name_themselves_on_bad_input():

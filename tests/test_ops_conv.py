@@ -197,6 +197,6 @@ def test_pool_errors():
     with pytest.raises(ValueError, match="at most half of kernel_size"):
         ops.max_pool2d(T(np.zeros((1, 1, 4, 4))), 2, 1, pad_mode="pad", padding=2)
     with pytest.raises(ValueError, match="max_pool2d: dilation other than 1 is not supported, got 2"):
-        ops.max_pool2d(T(np.zeros((1, 1, 4, 4))), 2, dilation=2)
+        ops.max_pool2d(T(np.zeros((1, 1, 4, 4))), 2, dilation=2, pad_mode="valid")   # nn.MaxPool2d's modes
     with pytest.raises(TypeError, match="op 'avg_pool2d': input 0 must be float"):
         ops.avg_pool2d(T(np.zeros((1, 1, 4, 4), np.int64)), 2)

@@ -118,6 +118,20 @@ def _flat_indices(cols_np, x_shape, nd, k, s, d, pads):
     return np.ravel_multi_index(pos, spatial)
 
 
+def max_pool_dilated(name, x, nd, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    """Max pooling over the last ``nd`` axes through the window op (any dilation); ``return_indices``
+    also gives each maximum's flat position in its unpadded plane (int64)."""
+    t = float_tensor(x, name, "x")
+    k, s, d, pads, extra = _pool_geometry(name, t, nd, kernel_size, stride, padding, dilation, ceil_mode)
+    full = [(lo, hi + e) for (lo, hi), e in zip(pads, extra)]
+    cols = im2col(t, k, s, d, full, -np.inf)
+    out = F.amax(cols, tuple(range(2, 2 + nd)))
+    if not return_indices:
+        return out
+    idx = _flat_indices(cols._data, t.shape, nd, k, s, d, full)
+    return out, Tensor._wrap(np.array(idx, np.int64, order="C"))
+
+
 def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """The maximum of each window over the last three axes of (N, C, D, H, W); ``return_indices`` also
     gives each maximum's flat position in its D*H*W plane (int64)."""

@@ -422,6 +422,12 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
         ops.max_pool2d(x, 2)                 # 2x2 windows, stride 2
     """
     x = tensor_arg(x, "max_pool2d")
+    if dilation not in (1, (1, 1), [1, 1]) and pad_mode is None:
+        if x.ndim != 4:
+            raise ValueError(f"max_pool2d: x must be 4-D (N, C, H, W), got shape {list(x.shape)}")
+        from ._pooling_more import max_pool_dilated        # the N-d window op serves dilated windows
+        return max_pool_dilated("max_pool2d", x, 2, kernel_size, kernel_size if stride is None else stride,
+                                padding, dilation, ceil_mode, return_indices)
     _unsupported("max_pool2d", dilation)
     attrs = _attrs("max_pool2d", x, kernel_size, stride, _mode(pad_mode, padding), padding, ceil_mode)
     values, positions = call(_MAX_POOL, (x,), attrs)
