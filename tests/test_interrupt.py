@@ -49,7 +49,10 @@ int SpinScale(int nparam, void **params, int *ndims, int64_t **shapes, const cha
 """
 
 CHILD = r'''
-import json, sys, time
+import json, signal, sys, time
+# a shell that ran the suite in the background leaves SIGINT ignored, and Python then installs no
+# KeyboardInterrupt handler: install it, as an interactive program has it
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import numpy as np
 import mscustom as ms
 from mscustom import ops
