@@ -22,49 +22,7 @@ DS = Tensor(np.stack([np.array([[2.0, 1.0], [1.0, 3.0]]), np.array([[1.0, -2.0],
 DP = Tensor(np.array([2, 2, 3], np.int32))
 
 
-class _R:
-    """An expected result: values (MindSpore 2.10 CPU's, to float32 print precision), dtype, shape."""
-
-    def __init__(self, values, dtype, shape):
-        self.values, self.dtype, self.shape = values, dtype, shape
-
-    def check(self, got, rtol):
-        assert isinstance(got, Tensor), f"expected a Tensor, got {type(got).__name__}"
-        assert str(got.dtype).lower() == self.dtype and tuple(got.shape) == self.shape, (got.dtype, got.shape)
-        want = np.asarray(self.values, dtype=np.float64)
-        np.testing.assert_allclose(np.asarray(got.asnumpy(), np.float64), want, rtol=rtol, atol=rtol)
-
-
-class _Raises:
-    def __init__(self, exc):
-        self.exc = exc
-
-
-def _check(expected, fn, rtol):
-    if isinstance(expected, _Raises):
-        with pytest.raises(expected.exc):
-            fn()
-        return
-    got = fn()
-    if isinstance(expected, tuple):
-        assert isinstance(got, (tuple, list)) and len(got) == len(expected)
-        for e, g in zip(expected, got):
-            if e is None:
-                assert g is None, f"expected None, got {g!r}"
-            else:
-                e.check(g, rtol)
-    else:
-        expected.check(got, rtol)
-
-
-def _run_table(cases, rtol=2e-5):
-    failed = []
-    for text, fn, expected in cases:
-        try:
-            _check(expected, fn, rtol)
-        except Exception as exc:  # noqa: BLE001 - collect every failing case
-            failed.append(f"{text}: {type(exc).__name__}: {str(exc)[:300]}")
-    assert not failed, "\n".join(failed)
+from ops_nn_oracle_table import _R, _Raises, _run_table
 
 
 PRODUCT_CASES = [
