@@ -60,7 +60,20 @@ class LearningRateSchedule(Cell):
         raise TypeError(f"{type(self).__name__} is a LearningRateSchedule without _rate(step)")
 
 
-class ExponentialDecayLR(LearningRateSchedule):
+class _StairDecayLR(LearningRateSchedule):
+    """The arguments the decaying schedules share: ``learning_rate``, ``decay_rate`` (both > 0),
+    ``decay_steps`` and ``is_stair``, checked with the class's name in the errors."""
+
+    def __init__(self, learning_rate, decay_rate, decay_steps, is_stair=False):
+        super().__init__()
+        who = type(self).__name__
+        self.learning_rate = _float(learning_rate, "learning_rate", who, positive=True)
+        self.decay_rate = _float(decay_rate, "decay_rate", who, positive=True)
+        self.decay_steps = _int(decay_steps, "decay_steps", who)
+        self.is_stair = bool(is_stair)
+
+
+class ExponentialDecayLR(_StairDecayLR):
     """``learning_rate * decay_rate ** p`` with ``p = step / decay_steps`` (``floor`` of it if ``is_stair``).
 
     Example::
@@ -68,14 +81,6 @@ class ExponentialDecayLR(LearningRateSchedule):
         lr = nn.ExponentialDecayLR(0.1, 0.9, decay_steps=4)
         float(lr(ms.Tensor(2, ms.int32)))           # 0.1 * 0.9 ** 0.5
     """
-
-    def __init__(self, learning_rate, decay_rate, decay_steps, is_stair=False):
-        super().__init__()
-        who = "ExponentialDecayLR"
-        self.learning_rate = _float(learning_rate, "learning_rate", who, positive=True)
-        self.decay_rate = _float(decay_rate, "decay_rate", who, positive=True)
-        self.decay_steps = _int(decay_steps, "decay_steps", who)
-        self.is_stair = bool(is_stair)
 
     def _rate(self, step):
         p = step / self.decay_steps

@@ -10,38 +10,22 @@ Example::
 import math
 
 from .dynamic_lr import _steps
-from .learning_rate_schedule import LearningRateSchedule, _float, _int
+from .learning_rate_schedule import _StairDecayLR, _float
 
 __all__ = ["InverseDecayLR", "NaturalExpDecayLR", "inverse_decay_lr", "natural_exp_decay_lr", "polynomial_decay_lr"]
 
 
-class InverseDecayLR(LearningRateSchedule):
+class InverseDecayLR(_StairDecayLR):
     """``learning_rate / (1 + decay_rate * p)`` with ``p = step / decay_steps`` (floored if ``is_stair``)."""
-
-    def __init__(self, learning_rate, decay_rate, decay_steps, is_stair=False):
-        super().__init__()
-        who = "InverseDecayLR"
-        self.learning_rate = _float(learning_rate, "learning_rate", who, positive=True)
-        self.decay_rate = _float(decay_rate, "decay_rate", who, positive=True)
-        self.decay_steps = _int(decay_steps, "decay_steps", who)
-        self.is_stair = bool(is_stair)
 
     def _rate(self, step):
         p = step / self.decay_steps
         return self.learning_rate / (1 + self.decay_rate * (math.floor(p) if self.is_stair else p))
 
 
-class NaturalExpDecayLR(LearningRateSchedule):
+class NaturalExpDecayLR(_StairDecayLR):
     """``learning_rate * exp(-decay_rate * p)`` with ``p = step`` (``is_stair``: rounded down to a multiple
     of ``decay_steps``)."""
-
-    def __init__(self, learning_rate, decay_rate, decay_steps, is_stair=False):
-        super().__init__()
-        who = "NaturalExpDecayLR"
-        self.learning_rate = _float(learning_rate, "learning_rate", who, positive=True)
-        self.decay_rate = _float(decay_rate, "decay_rate", who, positive=True)
-        self.decay_steps = _int(decay_steps, "decay_steps", who)
-        self.is_stair = bool(is_stair)
 
     def _rate(self, step):
         p = math.floor(step / self.decay_steps) * self.decay_steps if self.is_stair else step
