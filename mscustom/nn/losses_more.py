@@ -29,14 +29,6 @@ def _tensors(name, **named):
             raise TypeError(f"{name}: '{what}' must be a Tensor, got {type(t).__name__}")
 
 
-def _reduce(x, reduction):
-    if reduction == "mean":
-        return ops.reduce_mean(x)
-    if reduction == "sum":
-        return ops.reduce_sum(x)
-    return x
-
-
 def _check_reduction(reduction, name):
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{name}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")

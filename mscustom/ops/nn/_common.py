@@ -47,9 +47,9 @@ def check_reduction(name, reduction):
 
 
 def reduce_loss(loss, reduction):
-    """The elementwise ``loss`` reduced as MindSpore's losses do."""
+    """The elementwise ``loss`` reduced as MindSpore's losses do ("none": as it is)."""
     if reduction == "mean":
-        return F.mean(loss)
+        return F.reduce_mean(loss)
     if reduction == "sum":
-        return F.sum(loss)
+        return F.reduce_sum(loss)
     return loss

@@ -19,6 +19,7 @@ from ..._core.registry import register_function
 from ...tensor import Tensor
 from .. import functional as F
 from .._builtin import tensor_arg
+from ._common import reduce_loss as _reduce
 from ..array.shape_more import gather_elements
 from ..math.elementwise_more import softplus
 from ..array.creation import gather as _gather
@@ -30,14 +31,6 @@ def _check_reduction(name, reduction, extra=()):
     if reduction not in _REDUCTIONS + tuple(extra):
         allowed = ", ".join(repr(r) for r in _REDUCTIONS + tuple(extra))
         raise ValueError(f"op '{name}': reduction must be one of {allowed}, got {reduction!r}")
-
-
-def _reduce(loss, reduction):
-    if reduction == "mean":
-        return F.reduce_mean(loss)
-    if reduction == "sum":
-        return F.reduce_sum(loss)
-    return loss
 
 
 def _pair(name, x, y):
