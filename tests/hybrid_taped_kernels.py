@@ -106,3 +106,17 @@ def transcendentals(a):
         y[6, i] = expm1(a[i])
         y[7, i] = rsqrt(abs(a[i]) + 1.0)
     return y
+
+
+@kernel
+def branch_sized_loop(a):
+    """A loop whose extent is set under a data-dependent branch: the tape cannot be sized, refused."""
+    y = output_tensor(a.shape, a.dtype)
+    n = a.shape[0]
+    if a[0] > 0.0:
+        n = 1
+    for i in range(n):
+        y[i] = y[i] * a[i] + a[i]
+    for i in range(n):
+        y[i] = y[i] * y[i]
+    return y

@@ -100,3 +100,11 @@ def test_what_taping_cannot_serve_keeps_the_first_refusal():
                                               r"'every_other_square' \(.*hybrid_taped_kernels.py:\d+\): loops with a "
                                               r"step cannot be reversed; pass bprop= to ops.Custom"):
         ms.grad(lambda t: op(t).sum())(ms.Tensor(np.arange(4.0)))
+
+
+def test_a_loop_sized_under_a_data_dependent_branch_is_refused_not_mis_taped():
+    op = ops.Custom(tk.branch_sized_loop)
+    x = ms.Tensor(np.array([-1.0, 2.0, 3.0]))
+    np.testing.assert_allclose(op(x).asnumpy(), [1.0, 4.0, 9.0])
+    with pytest.raises(HybridGradError, match=r"op 'branch_sized_loop': cannot derive the gradient"):
+        ms.grad(lambda t: op(t).sum())(x)

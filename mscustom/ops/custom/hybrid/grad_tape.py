@@ -85,8 +85,13 @@ class TapeGrad(_Grad):
                     self.float_scalars.add(n)
                     changed = True
         candidates = {s.targets[0].id for s in assigns}
+        # a scalar assigned under an `if` takes a value the counting pass cannot know (it runs both
+        # branches), so loop bounds made of it would size the tape wrongly: not structural
+        in_branch = {s.targets[0].id for node in ast.walk(ast.Module(body=body, type_ignores=[]))
+                     if isinstance(node, ast.If) for s in self._assigns(node.body + node.orelse)
+                     if isinstance(s.targets[0], ast.Name)}
         changed = True
-        self.structural = set(candidates)
+        self.structural = set(candidates) - in_branch
         while changed:
             changed = False
             for s in assigns:
