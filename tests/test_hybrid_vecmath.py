@@ -28,6 +28,8 @@ def test_the_generated_cpu_source_calls_vecmath():
     for name in ("exp", "log", "tanh", "erf", "sin", "cos", "expm1", "rsqrt"):
         assert f"_vm.{name}(" in src
     assert "math.exp" not in src and "math.tanh" not in src
+    from mscustom.ops.custom.vecmath._impls import SOURCE_TAG
+    assert f"# vecmath {SOURCE_TAG}" in src      # a changed vecmath changes the module, so its disk cache
 
 
 @pytest.mark.parametrize("dtype, ulps", [(np.float32, 3), (np.float64, 3)])

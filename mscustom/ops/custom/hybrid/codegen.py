@@ -152,8 +152,13 @@ def _emit(stmts, info, meta, target, indent, lines, parallel_ok=True, origins=No
             put(f"{pad}{ast.unparse(s)}")
 
 
-_CPU_HEADER = ("import math\nimport numpy as np\nfrom numba import prange\n"
-               "from mscustom.ops.custom import vecmath as _vm\n\n\n")
+def _cpu_header():
+    """The generated module's imports, and the vecmath sources' hash: the module's text (its cache
+    file's name) and so Numba's disk cache change when vecmath does, never loading a kernel built
+    on an older vecmath."""
+    from ..vecmath._impls import SOURCE_TAG
+    return ("import math\nimport numpy as np\nfrom numba import prange\n"
+            f"from mscustom.ops.custom import vecmath as _vm  # vecmath {SOURCE_TAG}\n\n\n")
 
 
 def cpu_source(info, meta, fname, origins=None):
@@ -169,9 +174,10 @@ def cpu_source(info, meta, fname, origins=None):
     lines.append("    return None")
     mapped.append(info.return_line or None)
     text = "\n".join(lines)
+    header = _cpu_header()
     if origins is not None:
-        origins.extend([None] * _CPU_HEADER.count("\n") + mapped)
-    return _CPU_HEADER + text + "\n", "prange(" in text
+        origins.extend([None] * header.count("\n") + mapped)
+    return header + text + "\n", "prange(" in text
 
 
 def gpu_stages(info, meta, fname):
