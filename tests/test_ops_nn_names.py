@@ -191,3 +191,14 @@ def test_random_activations():
     g = ms.grad(lambda v: (ops.gumbel_softmax(v, hard=True) * Tensor(np.array([1., 2, 3], np.float32))).sum())(
         logits[:2])
     assert g.shape == (2, 3) and np.isfinite(g.asnumpy()).all()
+
+
+def test_gumbel_softmax_hard_replays_take_each_calls_argmax():
+    """The hard one-hot is the argmax of each call's soft sample, also in a graph replay."""
+    ms.set_seed(1)
+    f = ms.jit(lambda t: ops.gumbel_softmax(t, 0.5, True))
+    for _ in range(3):
+        f(Tensor(np.zeros((2, 4), np.float32)))
+    for k in range(4):
+        out = f(Tensor(np.eye(4, dtype=np.float32)[[k, k]] * 50)).asnumpy()
+        assert out.argmax(1).tolist() == [k, k] and out.sum() == 2.0

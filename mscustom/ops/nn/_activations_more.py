@@ -153,10 +153,13 @@ def gumbel_softmax(logits, tau=1.0, hard=False, dim=-1):
     if not hard:
         return y
     axis = dim % x.ndim
-    idx = np.argmax(y._data, axis=axis)
-    onehot = (np.arange(shape[axis]).reshape((-1,) + (1,) * (x.ndim - axis - 1))
-              == np.expand_dims(idx, axis)).astype(np_dtype)
-    return F.add(F.sub(const(onehot), F.stop_gradient(y)), y)
+
+    def one_hot(soft):             # the argmax of this call's y: a host op, so a graph replay recomputes it
+        idx = np.argmax(soft, axis=axis)
+        return (np.arange(shape[axis]).reshape((-1,) + (1,) * (x.ndim - axis - 1))
+                == np.expand_dims(idx, axis)).astype(np_dtype),
+    onehot = _capture.host_op(one_hot, (y,), Tensor._wrap)[0]
+    return F.add(F.sub(onehot, F.stop_gradient(y)), y)
 
 
 __all__ = ["celu", "glu", "hardshrink", "softshrink", "soft_shrink", "hardsigmoid", "logsigmoid",
