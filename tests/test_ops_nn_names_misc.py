@@ -242,3 +242,13 @@ def test_misc_gradients():
     check_grad(lambda a: ops.crop_and_resize(a, Tensor(np.array([[0.1, 0.2, 0.8, 0.9]], np.float32)),
                                              Tensor([0], ms.int32), (2, 3)),
                Tensor(rng.standard_normal((1, 3, 3, 1)), ms.float32), rtol=1e-2, atol=1e-3, eps=1e-2)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_sequence_mask_in_graph_mode_follows_each_calls_lengths():
+    import mscustom as ms
+    f = ms.jit(lambda n: ops.sequence_mask(n, 4))
+    for v in ([1, 2], [3, 0], [4, 1], [2, 2]):
+        assert f(Tensor(np.array(v, np.int32))).asnumpy().sum(1).tolist() == v
+    g = ms.jit(lambda n: ops.sequence_mask(n))      # the shape comes from the data: runs eagerly
+    assert [g(Tensor(np.array(v, np.int32))).shape for v in ([1, 2], [3, 1], [5, 2])] == [(2, 2), (2, 3), (2, 5)]

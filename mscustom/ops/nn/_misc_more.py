@@ -8,6 +8,7 @@ Compositions of differentiable ops (gradients come from theirs); ``intopk``, ``s
 
 import numpy as np
 
+from ..._core import capture as _capture
 from ..._core.registry import register_function
 from ...tensor import Tensor
 from .. import functional as F
@@ -100,10 +101,11 @@ def sequence_mask(lengths, maxlen=None):
     n = tensor_arg(lengths, "sequence_mask")
     if n._data.dtype.kind not in "iu":
         raise TypeError(f"op 'sequence_mask': lengths must be an integer tensor, got {n.dtype}")
-    if maxlen is None:
-        maxlen = int(n._data.max()) if n.size else 0
+    if maxlen is None:             # asnumpy: a graph capture sees the shape come from data (and runs eagerly)
+        maxlen = int(n.asnumpy().max()) if n.size else 0
     maxlen = int_arg(maxlen.item() if isinstance(maxlen, Tensor) else maxlen, "sequence_mask", "maxlen", 1)
-    return Tensor._wrap(np.arange(maxlen) < n._data[..., None])
+    # a host op: a graph replay computes the mask from that call's lengths
+    return _capture.host_op(lambda a: (np.arange(maxlen) < a[..., None],), (n,), Tensor._wrap)[0]
 
 
 def _channel_dropout(name, x, p, training, rank):
