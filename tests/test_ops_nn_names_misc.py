@@ -252,3 +252,21 @@ def test_sequence_mask_in_graph_mode_follows_each_calls_lengths():
         assert f(Tensor(np.array(v, np.int32))).asnumpy().sum(1).tolist() == v
     g = ms.jit(lambda n: ops.sequence_mask(n))      # the shape comes from the data: runs eagerly
     assert [g(Tensor(np.array(v, np.int32))).shape for v in ([1, 2], [3, 1], [5, 2])] == [(2, 2), (2, 3), (2, 5)]
+
+
+def test_value_checks_are_repeated_by_graph_replays():
+    import mscustom as ms
+    from mscustom import nn
+    clip = ms.jit(lambda x: ops.clip_by_norm(x, 1.0, error_if_nonfinite=True))
+    mvl = ms.jit(lambda x: ops.mvlgamma(x, 3))
+    loss = nn.GaussianNLLLoss()
+    nll = ms.jit(lambda a, v: loss(a, a, v))
+    one = Tensor(np.ones((2, 3), np.float32))
+    for _ in range(3):                          # recorded, then replayed
+        clip(one), mvl(Tensor(np.array([3.0, 4.0]))), nll(one, one)
+    with pytest.raises(RuntimeError, match="op 'clip_by_norm': the total norm is not finite"):
+        clip(Tensor(np.array([1.0, np.inf], np.float32)))
+    with pytest.raises(ValueError, match="op 'mvlgamma': all elements of input must be greater"):
+        mvl(Tensor(np.array([0.5, 4.0])))
+    with pytest.raises(ValueError, match="GaussianNLLLoss: var must be non-negative"):
+        nll(one, -one)

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .. import ops
+from .._core import capture as _capture
 from ..tensor import Tensor
 from .cell import Cell
 from .layers import get_activation
@@ -298,6 +299,11 @@ class TripletMarginWithDistanceLoss(LossBase):
         return self.get_loss(ops.relu(ops.add(ops.sub(d1, d2), self.margin)))
 
 
+def _non_negative_var(a):
+    if np.any(a < 0):
+        raise ValueError("GaussianNLLLoss: var must be non-negative")
+
+
 class GaussianNLLLoss(LossBase):
     """``0.5 * (log(max(var, eps)) + (logits - labels)^2 / max(var, eps))`` (+ ``0.5 log(2 pi)`` when ``full``).
 
@@ -321,8 +327,7 @@ class GaussianNLLLoss(LossBase):
             else:
                 raise ValueError(f"GaussianNLLLoss: var of shape {list(var.shape)} does not fit logits of shape "
                                  f"{list(logits.shape)}")
-        if np.any(var._data < 0):
-            raise ValueError("GaussianNLLLoss: var must be non-negative")
+        _capture.check(_non_negative_var, var)          # repeated by every graph replay
         v = ops.maximum(var, Tensor(np.asarray(self.eps, var._data.dtype)))
         loss = ops.mul(ops.add(ops.log(v), ops.div(ops.square(ops.sub(logits, labels)), v)), 0.5)
         if self.full:

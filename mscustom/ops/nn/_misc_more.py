@@ -157,8 +157,11 @@ def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
             part = F.sum(F.pow(F.abs(t), p))
             total = part if total is None else F.add(total, part)
         total = F.pow(total, 1.0 / p)
-    if error_if_nonfinite and not np.isfinite(total._data).all():
-        raise RuntimeError(f"op 'clip_by_norm': the total norm is not finite ({float(total._data)})")
+    if error_if_nonfinite:
+        def finite(a):               # a capture check: every graph replay repeats it
+            if not np.isfinite(a).all():
+                raise RuntimeError(f"op 'clip_by_norm': the total norm is not finite ({float(a)})")
+        _capture.check(finite, total)
     coef = F.div(float(max_norm), F.add(total, 1e-6))
     coef = F.minimum(coef, F.ones_like(coef))
     out = [F.mul(t, F.cast(coef, t.dtype)) for t in ts]
