@@ -131,3 +131,17 @@ def test_pooling_gradients():
     check_grad(lambda t: ops.max_unpool3d(t, idx, 2, output_size=(3, 3, 4)), out)
     check_grad(lambda t: ops.max_unpool1d(t, Tensor(np.array([[[1, 3]]])), 2),
                Tensor(np.array([[[1.0, 2.0]]])))
+
+
+def test_pooling_indices_in_graph_replays_follow_each_calls_values():
+    import mscustom as ms
+    f = ms.jit(lambda x: ops.max_pool3d(x, 2, return_indices=True)[1])
+    g = ms.jit(lambda x: ops.max_pool2d(x, 2, 1, 0, 2, return_indices=True)[1])
+    h = ms.jit(lambda x: ops.adaptive_max_pool3d(x, (1, 1, 1), return_indices=True)[1])
+    rng = np.random.default_rng(0)
+    for _ in range(5):                               # recorded, then replayed on new values
+        a = Tensor(rng.standard_normal((1, 1, 4, 4, 4)).astype(np.float32))
+        b = Tensor(rng.standard_normal((1, 1, 5, 5)).astype(np.float32))
+        assert (f(a).asnumpy() == ops.max_pool3d(a, 2, return_indices=True)[1].asnumpy()).all()
+        assert (g(b).asnumpy() == ops.max_pool2d(b, 2, 1, 0, 2, return_indices=True)[1].asnumpy()).all()
+        assert (h(a).asnumpy() == ops.adaptive_max_pool3d(a, (1, 1, 1), return_indices=True)[1].asnumpy()).all()

@@ -9,6 +9,7 @@ flat positions in each (N, C) plane of the unpadded input, as MindSpore gives th
 
 import numpy as np
 
+from ..._core import capture as _capture
 from ..._core.registry import register_function
 from ...tensor import Tensor
 from .. import functional as F
@@ -104,6 +105,12 @@ def avg_pool3d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, cou
                      int(divisor_override or 0), pad_pairs=pads)
 
 
+def _indices_op(compute, tensor, dtype):
+    """The maxima's indices, computed from ``tensor``'s values by a host op (a graph replay recomputes
+    them from that call's values)."""
+    return _capture.host_op(lambda a: (np.array(compute(a), dtype, order="C"),), (tensor,), Tensor._wrap)[0]
+
+
 def _flat_indices(cols_np, x_shape, nd, k, s, d, pads):
     """Flat input positions (per (N, C) plane) of each window's maximum."""
     kk = int(np.prod(k))
@@ -128,8 +135,7 @@ def max_pool_dilated(name, x, nd, kernel_size, stride, padding, dilation, ceil_m
     out = F.amax(cols, tuple(range(2, 2 + nd)))
     if not return_indices:
         return out
-    idx = _flat_indices(cols._data, t.shape, nd, k, s, d, full)
-    return out, Tensor._wrap(np.array(idx, np.int64, order="C"))
+    return out, _indices_op(lambda c: _flat_indices(c, t.shape, nd, k, s, d, full), cols, np.int64)
 
 
 def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -143,8 +149,7 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
     out = F.amax(cols, (2, 3, 4))
     if not return_indices:
         return out
-    idx = _flat_indices(cols._data, t.shape, 3, k, s, d, full)
-    return out, Tensor._wrap(np.array(idx, np.int64, order="C"))
+    return out, _indices_op(lambda c: _flat_indices(c, t.shape, 3, k, s, d, full), cols, np.int64)
 
 
 def _lp_pool(name, x, nd, norm_type, kernel_size, stride, ceil_mode):
@@ -271,7 +276,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):  # noqa: A002
     out = _adaptive(x, 3, sizes, _max_keep)
     if not return_indices:
         return out
-    return out, Tensor._wrap(_adaptive_indices(x._data, 3, sizes, np.int32))
+    return out, _indices_op(lambda a: _adaptive_indices(a, 3, sizes, np.int32), x, np.int32)
 
 
 # ================================================================== unpooling

@@ -307,14 +307,15 @@ def _candidates(name, true_classes, num_true, num_sampled, unique, range_max, se
                 seen.add(c)
                 picked.append(c)
         return np.asarray(picked, np.int64), float(tries)
-    sampled, tries = make()
+    def sample(true):                # a host op: every graph replay draws afresh and reads that call's classes
+        sampled, tries = make()
 
-    def expected(classes):
-        p = p_all[np.clip(classes, 0, range_max - 1)]
-        e = -np.expm1(tries * np.log1p(-p)) if unique else num_sampled * p
-        return np.array(e, np.float32, order="C")
-    return (Tensor._wrap(sampled), Tensor._wrap(expected(t._data.astype(np.int64))),
-            Tensor._wrap(expected(sampled)))
+        def expected(classes):
+            p = p_all[np.clip(classes, 0, range_max - 1)]
+            e = -np.expm1(tries * np.log1p(-p)) if unique else num_sampled * p
+            return np.array(e, np.float32, order="C")
+        return sampled, expected(true.astype(np.int64)), expected(sampled)
+    return tuple(_capture.host_op(sample, (t,), Tensor._wrap))
 
 
 def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=0,
