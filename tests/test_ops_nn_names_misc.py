@@ -270,3 +270,19 @@ def test_value_checks_are_repeated_by_graph_replays():
         mvl(Tensor(np.array([0.5, 4.0])))
     with pytest.raises(ValueError, match="GaussianNLLLoss: var must be non-negative"):
         nll(one, -one)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_index_computing_ops_follow_new_values_under_jit():
+    # pinv's cutoff and crop_and_resize's sample positions come from the values: the capture runs them eagerly
+    import mscustom as ms
+    rng = np.random.default_rng(0)
+    img = Tensor(rng.standard_normal((1, 6, 6, 2)).astype(np.float32))
+    idx = Tensor(np.array([0], np.int32))
+    f = ms.jit(lambda a: ops.pinv(a))
+    g = ms.jit(lambda b: ops.crop_and_resize(img, b, idx, (3, 3)))
+    for _ in range(4):
+        a = Tensor(rng.standard_normal((3, 3)))
+        np.testing.assert_allclose(f(a).asnumpy(), np.linalg.pinv(a.asnumpy()), rtol=1e-8, atol=1e-10)
+        b = Tensor(rng.uniform(0, 1, (1, 4)).astype(np.float32))
+        np.testing.assert_allclose(g(b).asnumpy(), ops.crop_and_resize(img, b, idx, (3, 3)).asnumpy())

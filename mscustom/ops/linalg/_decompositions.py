@@ -314,7 +314,8 @@ def pinv(x, *, atol=None, rtol=None, hermitian=False):
     a = tensor_of_rank(x, "pinv", "x", min_rank=2, float_only=True)
     s, u, v = svd(a)
     m, n = a.shape[-2:]
-    smax = np.max(s._data, axis=-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,))
+    sv = s.asnumpy()                 # the cutoff is chosen from the values: a graph capture runs this eagerly
+    smax = np.max(sv, axis=-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,))
     if atol is None and rtol is None:
         rtol_v = np.finfo(a._data.dtype).eps * max(m, n)
         cutoff = rtol_v * smax
@@ -322,7 +323,7 @@ def pinv(x, *, atol=None, rtol=None, hermitian=False):
         at = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
         rt = 0.0 if rtol is None else (rtol._data if isinstance(rtol, Tensor) else rtol)
         cutoff = np.maximum(np.asarray(at)[..., None] if np.ndim(at) else at, np.asarray(rt) * smax)
-    keep = const(s._data > cutoff)
+    keep = const(sv > cutoff)
     safe = F.where(keep, s, F.ones_like(s))
     sinv = F.where(keep, F.div(F.ones_like(s), safe), F.zeros_like(s))
     return F.matmul(F.mul(v, F.expand_dims(sinv, -2)), mT(u))

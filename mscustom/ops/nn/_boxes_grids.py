@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ..._core import capture as _capture
 from ..._core.registry import register_function
 from ...tensor import Tensor
 from ... import dtype as _dt
@@ -17,6 +18,13 @@ from .. import functional as F
 from .._builtin import tensor_arg
 from ..array.creation import gather
 from ._common import const, float_tensor
+
+
+def _values(t):
+    """``t``'s array, read into Python: a graph capture is told (it runs such a function eagerly, since
+    the indices computed from the values cannot be replayed)."""
+    _capture.host_read(t, "array")
+    return t._data
 
 
 def _boxes(t, name, what):
@@ -102,7 +110,7 @@ def bounding_box_decode(anchor_box, deltas, max_shape, means=(0.0, 0.0, 0.0, 0.0
 def check_valid(bboxes, img_metas):
     """Whether each box (x1, y1, x2, y2) lies inside the image ``img_metas`` = (height, width, ratio):
     ``x1, y1 >= 0``, ``x2 <= width * ratio - 1``, ``y2 <= height * ratio - 1``."""
-    b = _boxes(bboxes, "check_valid", "bboxes")._data
+    b = _values(_boxes(bboxes, "check_valid", "bboxes"))
     m = tensor_arg(img_metas, "check_valid")._data.astype(np.float64).reshape(-1)
     if m.shape != (3,):
         raise ValueError(f"op 'check_valid': img_metas must hold (height, width, ratio), got {m.tolist()}")
@@ -148,7 +156,7 @@ def _reflect(v, lo2, hi2):
         return F.zeros_like(v)
     mn, span = lo2 / 2.0, (hi2 - lo2) / 2.0
     d = F.abs(F.sub(v, mn))
-    flips = np.floor(d._data / span)
+    flips = np.floor(_values(d) / span)
     extra = F.sub(d, F.mul(const(flips, d), span))
     odd = const(flips % 2 == 1)
     return F.where(odd, F.sub(span + mn, extra), F.add(extra, mn))
@@ -204,11 +212,11 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         return F.mul(vals, F.expand_dims(F.mul(weight, const(inside)), -1))
 
     if mode == "nearest":
-        xn, yn = _round_half_away(ix._data), _round_half_away(iy._data)
+        xn, yn = _round_half_away(_values(ix)), _round_half_away(_values(iy))
         out = corner(yn, xn, F.ones_like(ix))
     else:
-        x0 = np.floor(ix._data).astype(np.int64)
-        y0 = np.floor(iy._data).astype(np.int64)
+        x0 = np.floor(_values(ix)).astype(np.int64)
+        y0 = np.floor(_values(iy)).astype(np.int64)
         fx = F.sub(ix, const(x0, ix))
         fy = F.sub(iy, const(y0, iy))
         gx, gy = F.sub(1.0, fx), F.sub(1.0, fy)
@@ -227,7 +235,7 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", ext
     else:
         img = F.cast(img, _dt.float32)
     b = float_tensor(boxes, "crop_and_resize", "boxes")
-    bi = tensor_arg(box_indices, "crop_and_resize")._data.astype(np.int64).reshape(-1)
+    bi = _values(tensor_arg(box_indices, "crop_and_resize")).astype(np.int64).reshape(-1)
     if method not in ("bilinear", "nearest", "bilinear_v2"):
         raise ValueError(f"op 'crop_and_resize': method must be 'bilinear', 'nearest' or 'bilinear_v2', got "
                          f"{method!r}")
@@ -248,7 +256,7 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", ext
     xs = coords(b[:, 1], b[:, 3], w, cw)              # (M, cw)
     yy = F.broadcast_to(F.reshape(ys, (m, ch, 1)), (m, ch, cw))
     xx = F.broadcast_to(F.reshape(xs, (m, 1, cw)), (m, ch, cw))
-    inside = const(((yy._data >= 0) & (yy._data <= h - 1) & (xx._data >= 0) & (xx._data <= w - 1))
+    inside = const(((_values(yy) >= 0) & (_values(yy) <= h - 1) & (_values(xx) >= 0) & (_values(xx) <= w - 1))
                    .astype(np.float32))
     flat = F.reshape(img, (n * h * w, c))
     n_idx = bi.reshape(m, 1, 1)
@@ -256,9 +264,9 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", ext
     def pix(yi, xi):
         return F.reshape(_gather_pixels(flat, n_idx, yi, xi, h, w), (m, ch, cw, c))
     if method == "nearest":
-        out = pix(_round_half_away(yy._data), _round_half_away(xx._data))
+        out = pix(_round_half_away(_values(yy)), _round_half_away(_values(xx)))
     else:
-        y0, x0 = np.floor(yy._data).astype(np.int64), np.floor(xx._data).astype(np.int64)
+        y0, x0 = np.floor(_values(yy)).astype(np.int64), np.floor(_values(xx)).astype(np.int64)
         fy, fx = F.expand_dims(F.sub(yy, const(y0, yy)), -1), F.expand_dims(F.sub(xx, const(x0, xx)), -1)
         top = F.add(pix(y0, x0), F.mul(F.sub(pix(y0, x0 + 1), pix(y0, x0)), fx))
         bottom = F.add(pix(y0 + 1, x0), F.mul(F.sub(pix(y0 + 1, x0 + 1), pix(y0 + 1, x0)), fx))
