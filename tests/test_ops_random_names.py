@@ -196,3 +196,23 @@ def test_seeding():
     a = ops.randperm(20).asnumpy()
     ms.set_seed(4)
     np.testing.assert_array_equal(ops.randperm(20).asnumpy(), a)
+
+
+def test_samplers_in_graph_replays_read_each_calls_parameters():
+    import mscustom as ms
+    mult = ms.jit(lambda p: ops.multinomial(p, 2, False))
+    cat = ms.jit(lambda lg: ops.random_categorical(lg, 3))
+    gam = ms.jit(lambda a: ops.random_gamma((2000,), a))
+    pick = ms.jit(lambda m: ops.choice_with_mask(m, 3))
+    for k in range(4):                               # recorded, then replayed with new parameters
+        p = np.zeros((1, 4), np.float32)
+        p[0, k] = p[0, (k + 1) % 4] = 1.0
+        assert sorted(mult(Tensor(p)).asnumpy()[0].tolist()) == sorted([k, (k + 1) % 4])
+        lg = np.full((1, 4), -50.0, np.float32)
+        lg[0, k] = 0.0
+        assert cat(Tensor(lg)).asnumpy().tolist() == [[k, k, k]]
+        assert abs(gam(Tensor(np.array([k + 1.0], np.float32))).asnumpy().mean() - (k + 1)) < 0.25 * (k + 1)
+        m = np.zeros(6, bool)
+        m[k] = True
+        idx, mask = pick(Tensor(m))
+        assert idx.asnumpy()[0].tolist() == [k] and mask.asnumpy().tolist() == [True, False, False]

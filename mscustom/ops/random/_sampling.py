@@ -38,9 +38,10 @@ def _generator(seed):
     return made[1]
 
 
-def _draw(make):
-    """A Tensor from ``make()`` (a NumPy array), drawn as a host op."""
-    return _capture.host_op(lambda: (np.array(make(), order="C"),), (), Tensor._wrap)[0]
+def _draw(make, *tensors):
+    """A Tensor from ``make(*arrays)`` (a NumPy array from the arrays of ``tensors``), drawn as a host op:
+    a graph replay draws again, from that call's values of ``tensors``."""
+    return _capture.host_op(lambda *arrays: (np.array(make(*arrays), order="C"),), tensors, Tensor._wrap)[0]
 
 
 def _shape(size, name):
@@ -162,9 +163,8 @@ def random_gamma(shape, alpha, seed=None):
     if a._data.dtype.kind != "f":
         raise TypeError(f"op 'random_gamma': alpha must be a float tensor, got {a.dtype}")
     lead = _shape(shape, "random_gamma")
-    alpha_np = a._data
-    return _draw(lambda: _generator(seed).gamma(np.broadcast_to(alpha_np, lead + alpha_np.shape).astype(np.float64)
-                                                 ).astype(alpha_np.dtype))
+    return _draw(lambda alpha: _generator(seed).gamma(np.broadcast_to(alpha, lead + alpha.shape).astype(np.float64)
+                                                      ).astype(alpha.dtype), a)
 
 
 def random_poisson(shape, rate, seed=None, dtype=_dt.float32):
@@ -172,8 +172,8 @@ def random_poisson(shape, rate, seed=None, dtype=_dt.float32):
     r = tensor_arg(rate, "random_poisson")
     lead = _shape(shape, "random_poisson")
     d = _dt.dtype_from_any(dtype).np_dtype
-    rate_np = r._data.astype(np.float64)
-    return _draw(lambda: _generator(seed).poisson(np.broadcast_to(rate_np, lead + rate_np.shape)).astype(d))
+    return _draw(lambda rate: _generator(seed).poisson(np.broadcast_to(rate.astype(np.float64),
+                                                                        lead + rate.shape)).astype(d), r)
 
 
 # ================================================================== discrete
@@ -185,6 +185,8 @@ def bernoulli(input, p=0.5, seed=None):  # noqa: A002
     if np.any((pv < 0) | (pv > 1)):
         raise ValueError(f"op 'bernoulli': p must be in [0, 1], got {p!r}")
     shape, d = tuple(x.shape), x._data.dtype
+    if isinstance(p, Tensor):        # a replay reads that call's p
+        return _draw(lambda pa: (_generator(seed).random(shape) < pa.astype(np.float64)).astype(d), p)
     return _draw(lambda: (_generator(seed).random(shape) < pv).astype(d))
 
 
@@ -219,8 +221,8 @@ def multinomial(input, num_samples, replacement=True, seed=None):  # noqa: A002
         if np.any((probs > 0).sum(-1) < num_samples):
             raise ValueError("op 'multinomial': too few non-zero probabilities to sample without replacement")
     out_shape = tuple(x.shape[:-1]) + (int(num_samples),)
-    return _draw(lambda: _categorical(probs, int(num_samples), replacement, _generator(seed))
-                 .reshape(out_shape).astype(np.int32))
+    return _draw(lambda a: _categorical(a.reshape((-1, a.shape[-1])).astype(np.float64), int(num_samples),
+                                        replacement, _generator(seed)).reshape(out_shape).astype(np.int32), x)
 
 
 def multinomial_with_replacement(x, seed, offset, numsamples, replacement=False):
@@ -237,9 +239,11 @@ def random_categorical(logits, num_sample, seed=0, dtype=_dt.int64):
     if x.ndim != 2:
         raise ValueError(f"op 'random_categorical': logits must be 2-D, got shape {list(x.shape)}")
     d = _int_dtype(dtype, "random_categorical").np_dtype
-    lg = x._data.astype(np.float64)
-    probs = np.exp(lg - lg.max(-1, keepdims=True))
-    return _draw(lambda: _categorical(probs, int(num_sample), True, _generator(seed or None)).astype(d))
+    def draw(logit_values):
+        lg = logit_values.astype(np.float64)
+        return _categorical(np.exp(lg - lg.max(-1, keepdims=True)), int(num_sample), True,
+                            _generator(seed or None)).astype(d)
+    return _draw(draw, x)
 
 
 def randperm(n, seed=0, offset=0, dtype=_dt.int64):
@@ -271,16 +275,13 @@ def choice_with_mask(input_x, count=256, seed=None):
                         f"{list(x.shape)}")
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count <= 0:
         raise ValueError(f"op 'choice_with_mask': count must be a positive int, got {count!r}")
-    where = np.argwhere(x._data)
-
-    def make():
+    def make(a):                     # a host op: a replay picks from that call's True elements
+        where = np.argwhere(a)
         picks = where[_generator(seed).permutation(len(where))[:count]]
         idx = np.zeros((count, x.ndim), np.int32)
         idx[:len(picks)] = picks
-        return idx
-    idx = _draw(make)
-    n = min(len(where), count)
-    mask = Tensor._wrap(np.arange(count) < n)
+        return idx, np.arange(count) < min(len(where), count)
+    idx, mask = _capture.host_op(make, (x,), Tensor._wrap)
     return idx, mask
 
 
