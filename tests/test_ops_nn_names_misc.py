@@ -286,3 +286,15 @@ def test_index_computing_ops_follow_new_values_under_jit():
         np.testing.assert_allclose(f(a).asnumpy(), np.linalg.pinv(a.asnumpy()), rtol=1e-8, atol=1e-10)
         b = Tensor(rng.uniform(0, 1, (1, 4)).astype(np.float32))
         np.testing.assert_allclose(g(b).asnumpy(), ops.crop_and_resize(img, b, idx, (3, 3)).asnumpy())
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_value_computed_results_follow_new_values_under_jit():
+    import mscustom as ms
+    top = ms.jit(lambda s, t: ops.intopk(s, t, 1))
+    inv = ms.jit(lambda t: ops.inv(t))
+    scores = Tensor(np.array([[0.1, 0.9, 0.0], [0.8, 0.1, 0.1]], np.float32))
+    for k in range(3):
+        want = [k == 1, k == 0]
+        assert top(scores, Tensor(np.array([k, k], np.int32))).asnumpy().tolist() == want
+        assert inv(Tensor(np.array([k + 1], np.int32))).asnumpy().tolist() == [1 if k == 0 else 0]

@@ -35,7 +35,7 @@ from . import trace as _trace
 from .tape import STATE
 
 __all__ = ["Capture", "Step", "capturing", "suspended", "active", "effect", "check", "host_op", "host_fallback",
-           "host_read", "GuardMiss"]
+           "host_read", "read_values", "GuardMiss"]
 
 
 class GuardMiss(Exception):
@@ -317,6 +317,14 @@ def host_read(tensor, how, value=None):
         cap.mark_unusable("a traced tensor's value was read into Python (asnumpy/__array__/tolist)", where)
         return
     cap.add_guard(tensor, _CONVERTERS[how], value, where)
+
+
+def read_values(tensor):
+    """``tensor``'s array, for Python code that computes indices, shapes or constants from the values:
+    an active capture is told (``host_read(..., "array")``), so it runs the function eagerly rather
+    than replay what was computed from the recorded call's values."""
+    host_read(tensor, "array")
+    return tensor._data
 
 
 def _as_bool(a):

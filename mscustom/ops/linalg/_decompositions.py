@@ -9,6 +9,7 @@ is composed from ``svd``, so its gradient comes from ``svd``'s.
 
 import numpy as np
 
+from ..._core import capture as _capture
 from ..._core.dispatch import call
 from ..._core.registry import register_function
 from ... import dtype as _dt
@@ -320,8 +321,8 @@ def pinv(x, *, atol=None, rtol=None, hermitian=False):
         rtol_v = np.finfo(a._data.dtype).eps * max(m, n)
         cutoff = rtol_v * smax
     else:
-        at = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
-        rt = 0.0 if rtol is None else (rtol._data if isinstance(rtol, Tensor) else rtol)
+        at = 0.0 if atol is None else (_capture.read_values(atol) if isinstance(atol, Tensor) else atol)
+        rt = 0.0 if rtol is None else (_capture.read_values(rtol) if isinstance(rtol, Tensor) else rtol)
         cutoff = np.maximum(np.asarray(at)[..., None] if np.ndim(at) else at, np.asarray(rt) * smax)
     keep = const(sv > cutoff)
     safe = F.where(keep, s, F.ones_like(s))

@@ -8,6 +8,7 @@
 
 import numpy as np
 
+from ..._core import capture as _capture
 from ..._core.dispatch import call
 from ..._core.registry import register_function
 from ...tensor import Tensor
@@ -120,7 +121,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):  # noqa
         low = F.add(low, const(np.eye(m, k), lu))
         up = F.mul(lu[..., :k, :], const(np.triu(np.ones((k, n))), lu))
     if unpack_pivots:
-        p = const(_permutation(piv._data, m, lu._data.dtype))
+        p = const(_permutation(_capture.read_values(piv), m, lu._data.dtype))
     return p, low, up
 
 
@@ -197,7 +198,7 @@ def matrix_band_part(x, lower, upper):
 
 def _diag_range(k, name):
     if isinstance(k, Tensor):
-        k = k._data.reshape(-1).tolist()
+        k = _capture.read_values(k).reshape(-1).tolist()
     if isinstance(k, (list, tuple)):
         if len(k) == 1:
             k = (int(k[0]), int(k[0]))

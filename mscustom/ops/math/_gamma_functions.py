@@ -81,7 +81,7 @@ def polygamma(n, input):  # noqa: A002
         if n._data.dtype.kind not in "iu" or n.size != 1:
             raise TypeError(f"op 'polygamma': n must be an int or a 1-element integer Tensor, got {n.dtype} "
                             f"{list(n.shape)}")
-        n = int(n._data.reshape(-1)[0])
+        n = int(_capture.read_values(n).reshape(-1)[0])
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"op 'polygamma': n must be a non-negative int, got {n!r}")
     return call(_POLYGAMMA, (tensor_arg(input, "polygamma"),), {"n": int(n)})

@@ -3,6 +3,7 @@ and ``ops.is_tensor_bool_cond`` (the truth value of a one-element Tensor)."""
 
 import numpy as np
 
+from ..._core import capture as _capture
 from ..._core.registry import register_function
 from ...tensor import Tensor
 from .. import functional as F
@@ -19,7 +20,7 @@ def inv(x):
             return F.div(Tensor._wrap(np.ones((), t._data.dtype)), t)
     if kind not in "iu":
         raise TypeError(f"op 'inv': x must be a number tensor, got {t.dtype}")
-    a = t._data
+    a = _capture.read_values(t)
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.where(a == 0, np.iinfo(a.dtype).min, np.trunc(1.0 / np.where(a == 0, 1, a)))
     return Tensor._wrap(np.array(r, a.dtype, order="C"))

@@ -7,6 +7,7 @@ products back with ``col2im``), so gradients for input and weight come from thos
 
 import numpy as np
 
+from ..._core import capture as _capture
 from ..._core.registry import register_function
 from ...tensor import Tensor
 from .. import functional as F
@@ -147,7 +148,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # n
     if x.ndim != 3:
         raise ValueError(f"op 'fold': input must be 3-D (N, C * kH * kW, L), got shape {list(x.shape)}")
     if isinstance(output_size, Tensor):
-        output_size = tuple(int(v) for v in output_size._data.reshape(-1))
+        output_size = tuple(int(v) for v in _capture.read_values(output_size).reshape(-1))
     hw = int_tuple(output_size, 2, "fold", "output_size", 1)
     k, d, pads, s = _window_args("fold", kernel_size, dilation, padding, stride)
     kk = k[0] * k[1]

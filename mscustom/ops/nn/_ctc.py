@@ -3,6 +3,7 @@ and gradient run the alpha/beta recursions in log space) and ``ctc_greedy_decode
 
 import numpy as np
 
+from ..._core import capture as _capture
 from ..._core.dispatch import call
 from ..._core.registry import register_function
 from ...tensor import Tensor
@@ -162,13 +163,13 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True):
     (indices (K, 2), values (K,), dense shape (2,), all int64) and each sequence's negative sum of its
     best scores (N, 1)."""
     x = float_tensor(inputs, "ctc_greedy_decoder", "inputs")
-    lens = tensor_arg(sequence_length, "ctc_greedy_decoder")._data.astype(np.int64).reshape(-1)
+    lens = _capture.read_values(tensor_arg(sequence_length, "ctc_greedy_decoder")).astype(np.int64).reshape(-1)
     if x.ndim != 3 or lens.shape != (x.shape[1],):
         raise ValueError(f"op 'ctc_greedy_decoder': inputs (T, N, C) and sequence_length (N,) expected, got "
                          f"{list(x.shape)} and {list(lens.shape)}")
     if (lens > x.shape[0]).any():
         raise ValueError(f"op 'ctc_greedy_decoder': sequence lengths must not exceed T = {x.shape[0]}")
-    a = x._data
+    a = _capture.read_values(x)
     blank = a.shape[2] - 1
     best = a.argmax(-1)
     idx, vals, logp, longest = [], [], [], 0

@@ -4,6 +4,7 @@ differentiable weights, so gradients reach the input, the weight, the offsets an
 
 import numpy as np
 
+from ..._core import capture as _capture
 from ..._core.registry import register_function
 from .. import functional as F
 from ..array.creation import gather
@@ -50,7 +51,7 @@ def deformable_conv2d(x, weight, offsets, kernel_size, strides, padding, bias=No
     base_x = (np.arange(wo) * sw - pl)[None, None, :] + (kj * dw)[:, None, None]     # (K, 1, Wo)
     py = F.add(dy, const(np.broadcast_to(base_y, (k, ho, wo)).astype(t._data.dtype)))
     px = F.add(dx, const(np.broadcast_to(base_x, (k, ho, wo)).astype(t._data.dtype)))
-    y0, x0 = np.floor(py._data).astype(np.int64), np.floor(px._data).astype(np.int64)
+    y0, x0 = np.floor(_capture.read_values(py)).astype(np.int64), np.floor(_capture.read_values(px)).astype(np.int64)
     fy, fx = F.sub(py, const(y0, py)), F.sub(px, const(x0, px))
     cg = c // dg
     # x as rows (N * dg * H * W, C / dg): each deformable group samples its own channels

@@ -5,6 +5,7 @@ generator); the maxima are gathered with a differentiable gather."""
 
 import numpy as np
 
+from ..._core import capture as _capture
 from ..._core.registry import register_function
 from ...tensor import Tensor
 from .. import functional as F
@@ -49,7 +50,7 @@ def _fractional(name, x, nd, kernel_size, output_size, output_ratio, return_indi
     if samples is None:
         smp = draw_uniform((n, c, nd))._data
     else:
-        smp = np.asarray(samples._data if isinstance(samples, Tensor) else samples, np.float64)
+        smp = np.asarray(_capture.read_values(samples) if isinstance(samples, Tensor) else samples, np.float64)
         if smp.shape != (n, c, nd):
             raise ValueError(f"op '{name}': _random_samples must have shape {[n, c, nd]}, got {list(smp.shape)}")
     planes = n * c
@@ -75,7 +76,7 @@ def _fractional(name, x, nd, kernel_size, output_size, output_ratio, return_indi
         out = F.squeeze(out, 0)
     if not return_indices:
         return out
-    arg = np.argmax(vals._data, -1).reshape(-1)
+    arg = np.argmax(_capture.read_values(vals), -1).reshape(-1)
     idx = np.take_along_axis(pos.reshape(planes * int(np.prod(outs)), -1), arg[:, None], 1)
     idx = idx.reshape((n, c) + tuple(outs))
     return out, Tensor._wrap(np.array(idx if batched else idx[0], np.int64, order="C"))

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ..._core import capture as _capture
 from ..._core.registry import register_function
 from .. import functional as F
 from ..math.elementwise_more import softplus
@@ -97,7 +98,7 @@ def multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction="mean
         raise ValueError(f"op '{name}': input must be (N, C) and target (N,), got shapes {list(x.shape)} and "
                          f"{list(t.shape)}")
     n, c = x.shape
-    onehot = const(np.arange(c)[None, :] == t._data.reshape(-1, 1).astype(np.int64))
+    onehot = const(np.arange(c)[None, :] == _capture.read_values(t).reshape(-1, 1).astype(np.int64))
     x_y = F.sum(F.where(onehot, x, F.zeros_like(x)), 1, keepdims=True)
     m = F.add(F.sub(x, x_y), float(margin))
     m = F.where(onehot, F.zeros_like(m), F.maximum(m, const(0, m)))

@@ -174,7 +174,7 @@ def mirror_pad(input_x, paddings, mode):
     x = tensor_arg(input_x, "mirror_pad")
     if mode not in ("REFLECT", "SYMMETRIC"):
         raise ValueError(f"op 'mirror_pad': mode must be 'REFLECT' or 'SYMMETRIC', got {mode!r}")
-    pads = np.asarray(paddings._data if isinstance(paddings, Tensor) else paddings).astype(np.int64)
+    pads = np.asarray(_capture.read_values(paddings) if isinstance(paddings, Tensor) else paddings).astype(np.int64)
     if pads.shape != (x.ndim, 2) or (pads < 0).any():
         raise ValueError(f"op 'mirror_pad': paddings must be non-negative of shape ({x.ndim}, 2), got "
                          f"{pads.tolist()}")
@@ -231,8 +231,8 @@ def intopk(x1, x2, k):
         raise ValueError(f"op 'intopk': x1 (N, C) and integer x2 (N,) expected, got {list(s.shape)} and "
                          f"{t.dtype} {list(t.shape)}")
     k = int_arg(k, "intopk", "k")
-    scores = s._data
-    target = scores[np.arange(scores.shape[0]), t._data.astype(np.int64)]
+    scores = _capture.read_values(s)
+    target = scores[np.arange(scores.shape[0]), _capture.read_values(t).astype(np.int64)]
     greater = (scores > target[:, None]).sum(1)
     return Tensor._wrap(np.array((greater < k) & np.isfinite(target), order="C"))
 
@@ -243,7 +243,7 @@ def unique_with_pad(x, pad_num):
     t = tensor_arg(x, "unique_with_pad")
     if t.ndim != 1:
         raise ValueError(f"op 'unique_with_pad': x must be 1-D, got shape {list(t.shape)}")
-    a = t._data
+    a = _capture.read_values(t)
     uniq, first, inverse = np.unique(a, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)

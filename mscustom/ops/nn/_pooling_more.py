@@ -294,7 +294,7 @@ def _max_unpool(name, x, indices, nd, kernel_size, stride, padding, output_size)
         spatial = [int(v) for v in tuple(output_size)[-nd:]]
     lead = tuple(t.shape[:-nd])
     plane = int(np.prod(spatial))
-    flat_idx = idx._data.reshape(lead + (-1,)).astype(np.int64)
+    flat_idx = _capture.read_values(idx).reshape(lead + (-1,)).astype(np.int64)
     if flat_idx.size and (flat_idx.min() < 0 or flat_idx.max() >= plane):
         raise ValueError(f"op '{name}': indices must be in [0, {plane}) for the output's {spatial} plane")
     nplanes = int(np.prod(lead))
