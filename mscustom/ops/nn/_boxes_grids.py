@@ -20,13 +20,6 @@ from ..array.creation import gather
 from ._common import const, float_tensor
 
 
-def _values(t):
-    """``t``'s array, read into Python: a graph capture is told (it runs such a function eagerly, since
-    the indices computed from the values cannot be replayed)."""
-    _capture.host_read(t, "array")
-    return t._data
-
-
 def _boxes(t, name, what):
     b = float_tensor(t, name, what)
     if b.ndim != 2 or b.shape[1] < 4:
@@ -110,7 +103,7 @@ def bounding_box_decode(anchor_box, deltas, max_shape, means=(0.0, 0.0, 0.0, 0.0
 def check_valid(bboxes, img_metas):
     """Whether each box (x1, y1, x2, y2) lies inside the image ``img_metas`` = (height, width, ratio):
     ``x1, y1 >= 0``, ``x2 <= width * ratio - 1``, ``y2 <= height * ratio - 1``."""
-    b = _values(_boxes(bboxes, "check_valid", "bboxes"))
+    b = _capture.read_values(_boxes(bboxes, "check_valid", "bboxes"))
     m = tensor_arg(img_metas, "check_valid")._data.astype(np.float64).reshape(-1)
     if m.shape != (3,):
         raise ValueError(f"op 'check_valid': img_metas must hold (height, width, ratio), got {m.tolist()}")
@@ -156,7 +149,7 @@ def _reflect(v, lo2, hi2):
         return F.zeros_like(v)
     mn, span = lo2 / 2.0, (hi2 - lo2) / 2.0
     d = F.abs(F.sub(v, mn))
-    flips = np.floor(_values(d) / span)
+    flips = np.floor(_capture.read_values(d) / span)
     extra = F.sub(d, F.mul(const(flips, d), span))
     odd = const(flips % 2 == 1)
     return F.where(odd, F.sub(span + mn, extra), F.add(extra, mn))
@@ -212,11 +205,11 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         return F.mul(vals, F.expand_dims(F.mul(weight, const(inside)), -1))
 
     if mode == "nearest":
-        xn, yn = _round_half_away(_values(ix)), _round_half_away(_values(iy))
+        xn, yn = _round_half_away(_capture.read_values(ix)), _round_half_away(_capture.read_values(iy))
         out = corner(yn, xn, F.ones_like(ix))
     else:
-        x0 = np.floor(_values(ix)).astype(np.int64)
-        y0 = np.floor(_values(iy)).astype(np.int64)
+        x0 = np.floor(_capture.read_values(ix)).astype(np.int64)
+        y0 = np.floor(_capture.read_values(iy)).astype(np.int64)
         fx = F.sub(ix, const(x0, ix))
         fy = F.sub(iy, const(y0, iy))
         gx, gy = F.sub(1.0, fx), F.sub(1.0, fy)
@@ -235,7 +228,7 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", ext
     else:
         img = F.cast(img, _dt.float32)
     b = float_tensor(boxes, "crop_and_resize", "boxes")
-    bi = _values(tensor_arg(box_indices, "crop_and_resize")).astype(np.int64).reshape(-1)
+    bi = _capture.read_values(tensor_arg(box_indices, "crop_and_resize")).astype(np.int64).reshape(-1)
     if method not in ("bilinear", "nearest", "bilinear_v2"):
         raise ValueError(f"op 'crop_and_resize': method must be 'bilinear', 'nearest' or 'bilinear_v2', got "
                          f"{method!r}")
@@ -256,7 +249,7 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", ext
     xs = coords(b[:, 1], b[:, 3], w, cw)              # (M, cw)
     yy = F.broadcast_to(F.reshape(ys, (m, ch, 1)), (m, ch, cw))
     xx = F.broadcast_to(F.reshape(xs, (m, 1, cw)), (m, ch, cw))
-    inside = const(((_values(yy) >= 0) & (_values(yy) <= h - 1) & (_values(xx) >= 0) & (_values(xx) <= w - 1))
+    inside = const(((_capture.read_values(yy) >= 0) & (_capture.read_values(yy) <= h - 1) & (_capture.read_values(xx) >= 0) & (_capture.read_values(xx) <= w - 1))
                    .astype(np.float32))
     flat = F.reshape(img, (n * h * w, c))
     n_idx = bi.reshape(m, 1, 1)
@@ -264,9 +257,9 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", ext
     def pix(yi, xi):
         return F.reshape(_gather_pixels(flat, n_idx, yi, xi, h, w), (m, ch, cw, c))
     if method == "nearest":
-        out = pix(_round_half_away(_values(yy)), _round_half_away(_values(xx)))
+        out = pix(_round_half_away(_capture.read_values(yy)), _round_half_away(_capture.read_values(xx)))
     else:
-        y0, x0 = np.floor(_values(yy)).astype(np.int64), np.floor(_values(xx)).astype(np.int64)
+        y0, x0 = np.floor(_capture.read_values(yy)).astype(np.int64), np.floor(_capture.read_values(xx)).astype(np.int64)
         fy, fx = F.expand_dims(F.sub(yy, const(y0, yy)), -1), F.expand_dims(F.sub(xx, const(x0, xx)), -1)
         top = F.add(pix(y0, x0), F.mul(F.sub(pix(y0, x0 + 1), pix(y0, x0)), fx))
         bottom = F.add(pix(y0 + 1, x0), F.mul(F.sub(pix(y0 + 1, x0 + 1), pix(y0 + 1, x0)), fx))
