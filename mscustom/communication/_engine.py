@@ -284,6 +284,7 @@ class _Watchdog:
                 except Exception:
                     pass
                 os.write(2, text.encode())
+                time.sleep(0.2)      # let mpiexec's output forwarding deliver the message before Abort tears it down
                 world.comm.Abort(1)
 
 
