@@ -270,6 +270,7 @@ _NUMBA_FIRST = textwrap.dedent("""
 def bench_startup():
     code = _STARTUP.format(root=ROOT)
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)        # users' imports read cached bytecode (the first run writes it)
     with tempfile.TemporaryDirectory() as cache:
         env["NUMBA_CACHE_DIR"] = cache
         subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT,
@@ -287,8 +288,8 @@ def bench_startup():
     t_imp = statistics.median(imports) * 1e3
     t_first = statistics.median(firsts) * 1e3
     t_np = statistics.median(_numpy_import_times(env)) * 1e3
-    report("import mscustom (fresh process)", t_imp, "ms", "import numpy", t_np, "<= 300 ms",
-           t_imp <= 300)
+    report("import mscustom (fresh process)", t_imp, "ms", "import numpy", t_np, "<= 200 ms (<= 2.0x numpy's)",
+           t_imp <= 2.0 * t_np)
     t_numba = statistics.median(numba_firsts) * 1e3
     report("first jit call, kernel in disk cache", t_first, "ms", "numba.njit first call, cached",
            t_numba, "<= 100 ms", t_first <= 100)

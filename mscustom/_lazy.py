@@ -39,3 +39,32 @@ def lazy_attrs(package, namespace, targets):
 
     __getattr__.targets = targets
     return __getattr__, __dir__
+
+
+def with_deferred(lazy_getattr, lazy_dir, namespace):
+    """Wrap a package's ``lazy_attrs`` pair so that a miss also loads the deferred groups
+    (``mscustom/_core/deferred.py``) and looks again; ``__all__`` is the package's own once they are
+    loaded, or every public name it has bound when it defines none (what ``from package import *`` takes
+    from a package without one)."""
+    from ._core import deferred
+
+    def __getattr__(name):
+        if name in lazy_getattr.targets:
+            return lazy_getattr(name)
+        if name == "__all__":
+            deferred.load_all()
+            if "__all__" in namespace:
+                return namespace["__all__"]
+            return sorted(n for n in namespace if not n.startswith("_"))   # lazy names stay unimported
+        if not name.startswith("_") and deferred.pending():
+            deferred.load_all()
+            if name in namespace:
+                return namespace[name]
+        return lazy_getattr(name)       # AttributeError naming the module
+
+    def __dir__():
+        deferred.load_all()
+        return lazy_dir()
+
+    __getattr__.targets = lazy_getattr.targets
+    return __getattr__, __dir__

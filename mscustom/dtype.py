@@ -79,7 +79,8 @@ def _supported():
 def from_numpy(np_dtype):
     """The mscustom dtype of a NumPy dtype; TypeError for one mscustom has not."""
     try:
-        return _BY_NUMPY[np.dtype(np_dtype)]
+        np_dtype = np.dtype(np_dtype)
+        return bfloat16 if _is_bfloat16(np_dtype) else _BY_NUMPY[np_dtype]
     except (KeyError, TypeError, ValueError):       # NumPy raises ValueError for some non-dtypes (a dict)
         raise TypeError(f"unsupported dtype {np_dtype!r}: mscustom supports {_supported()}") from None
 
@@ -107,8 +108,10 @@ def abi_name(value):
 
 
 def is_floating(value):
+    if value is bfloat16:           # without loading its NumPy dtype
+        return True
     np_dtype = to_numpy(value)
-    return np.issubdtype(np_dtype, np.floating) or np_dtype == bfloat16.np_dtype
+    return np.issubdtype(np_dtype, np.floating) or _is_bfloat16(np_dtype)
 
 
 def is_integral(value):
@@ -121,16 +124,39 @@ def is_integral(value):
 # MindSpore's ``mstype.bfloat16``; the NumPy dtype comes from ``ml_dtypes``, the well-kept package for it
 # (the one JAX uses). It is not in ``_ALL`` (kept as the list every error message names); NumPy's
 # element-wise ufuncs and casts work on it, ops whose rules ask for a float kind refuse it by name.
-try:
-    import ml_dtypes as _ml_dtypes  # noqa: E402
-except ImportError:                     # a virtual environment made before the dependency was added
-    raise ImportError("mscustom needs the 'ml_dtypes' package for ms.bfloat16: pip install ml_dtypes "
-                      "(or reinstall mscustom: pip install -e .)") from None
+# ``ml_dtypes`` is imported when the NumPy dtype is first needed (it costs ~10 ms of ``import mscustom``,
+# and most programs never use bfloat16); a NumPy bfloat16 array means it is imported already.
+class _BFloat16(DType):
+    """``ms.bfloat16``: a DType whose NumPy dtype is loaded from ``ml_dtypes`` on first use."""
 
-bfloat16 = DType("bfloat16", _ml_dtypes.bfloat16)
-_BY_NUMPY[bfloat16.np_dtype] = bfloat16
+    __slots__ = ()
+
+    def __init__(self):
+        self.name = "bfloat16"
+
+    @property
+    def np_dtype(self):
+        np_dtype = _BFLOAT16_NUMPY.get("dtype")
+        if np_dtype is None:
+            try:
+                import ml_dtypes
+            except ImportError:         # a virtual environment made before the dependency was added
+                raise ImportError("mscustom needs the 'ml_dtypes' package for ms.bfloat16: pip install ml_dtypes "
+                                  "(or reinstall mscustom: pip install -e .)") from None
+            np_dtype = _BFLOAT16_NUMPY["dtype"] = np.dtype(ml_dtypes.bfloat16)
+            _BY_NUMPY[np_dtype] = self
+        return np_dtype
+
+
+_BFLOAT16_NUMPY = {}
+bfloat16 = _BFloat16()
 _BY_NAME["bfloat16"] = bfloat16
 __all__.append("bfloat16")
+
+
+def _is_bfloat16(np_dtype):
+    """True for ml_dtypes' bfloat16 (without importing ml_dtypes: an array of it means it is loaded)."""
+    return np_dtype.kind == "V" and np_dtype.name == "bfloat16"
 
 
 # ------------------------------------------------------------------ MindSpore's conversion functions

@@ -16,6 +16,7 @@ from ._core import capture as _capture
 from ._core.functions import functions as _F
 from ._core.functions import watch as _watch_functions
 from ._core.functions import METHODS as _REGISTERED_METHODS
+from ._core import deferred as _deferred
 from ._core.tape import STATE as _STATE
 
 from .formats import DEFAULT_FORMAT, FORMATS
@@ -60,7 +61,39 @@ class _CopyConstant:
         np.copyto(dst, self.array, casting="unsafe")
 
 
-class Tensor:
+class _TensorType(type):
+    """Tensor's class: a method that the deferred ops bind (``Tensor.lgamma``) loads them when first looked up.
+
+    The hook lives only while some deferred group is pending (``_core/deferred.py``); it is removed
+    after the load, so later misses cost what they cost on any class.
+    """
+
+    def __getattr__(cls, name):
+        if name.startswith("_") or not _deferred.pending():
+            raise AttributeError(f"type object {cls.__name__!r} has no attribute {name!r}")
+        _deferred.load_all()
+        return getattr(cls, name)
+
+    def __dir__(cls):
+        _deferred.load_all()
+        return super().__dir__()
+
+
+def _instance_miss(self, name):
+    """``x.lgamma()`` before the deferred ops are loaded: load them and look again (removed after)."""
+    if name.startswith("_") or not _deferred.pending():
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    _deferred.load_all()
+    return getattr(self, name)
+
+
+def _remove_miss_hooks():
+    for owner in (_TensorType, Tensor):
+        if "__getattr__" in owner.__dict__:
+            delattr(owner, "__getattr__")
+
+
+class Tensor(metaclass=_TensorType):
     """An n-dimensional array that the operator core can run ops on and differentiate.
 
     Example::
@@ -525,8 +558,6 @@ class Tensor:
     def clamp(self, min=None, max=None):  # noqa: A002 - MindSpore's names
         return _F.clamp(self, min, max)
 
-    clip = clamp
-
     def permute(self, *dims, **kwargs):
         """``x.permute(1, 0)``, ``x.permute((1, 0))`` or ``x.permute(dims=(1, 0))`` (also ``axis=``)."""
         if kwargs:
@@ -794,6 +825,8 @@ for _name in list(_DIRECT_OPERATORS) + list(_PUBLISHED_METHODS) + list(_REGISTER
         _bind_published(_name, getattr(_F, _name))
 del _name
 _watch_functions(_bind_published)
+Tensor.__getattr__ = _instance_miss
+_deferred.on_complete(_remove_miss_hooks)
 
 
 class Parameter(Tensor):

@@ -7,9 +7,22 @@ this table. It imports nothing, so ``tensor.py`` can use it with no cycle.
 
 import types
 
+from . import deferred as _deferred
+
 __all__ = ["functions", "register_function", "watch", "METHODS"]
 
-functions = types.SimpleNamespace()
+
+class _Functions(types.SimpleNamespace):
+    """The published functions; a name not published yet loads the deferred ops (``_core/deferred.py``)."""
+
+    def __getattr__(self, name):
+        if name.startswith("_") or not _deferred.pending():
+            raise AttributeError(f"no published function named {name!r}")
+        _deferred.load_all()
+        return object.__getattribute__(self, name)
+
+
+functions = _Functions()
 _WATCHERS = []
 # function name -> the Tensor method bound to it (``register_function(..., method=...)``)
 METHODS = {}

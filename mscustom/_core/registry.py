@@ -6,6 +6,7 @@ here) so that ``Tensor`` reaches them without importing the ops layer.
 
 import threading
 
+from . import deferred as _deferred
 from .functions import functions, register_function
 from .opdef import OpDef
 
@@ -39,6 +40,9 @@ def get_op(name):
     try:
         return _OPS[name]
     except KeyError:
+        if _deferred.pending():         # an op of the deferred modules: load them and look again
+            _deferred.load_all()
+            return get_op(name)
         import difflib
         close = difflib.get_close_matches(name, list(_OPS), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
@@ -47,4 +51,5 @@ def get_op(name):
 
 def list_ops():
     """The names of every registered op, sorted."""
+    _deferred.load_all()
     return sorted(_OPS)

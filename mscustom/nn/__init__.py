@@ -17,131 +17,43 @@ from .loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits
 from .optim import Adam, Momentum, Optimizer, SGD
 from .wrappers import TrainOneStepCell, WithLossCell
 
-__all__ = ["Cell", "CellList", "SequentialCell",
-           "Dense", "Dropout", "Flatten", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
-           "get_activation",
-           "LossBase", "MSELoss", "L1Loss", "SoftmaxCrossEntropyWithLogits",
-           "Optimizer", "SGD", "Momentum", "Adam",
-           "WithLossCell", "TrainOneStepCell",
-           "init", "initializer", "Initializer", "Normal", "Uniform", "Zero", "One", "Constant",
-           "HeUniform", "HeNormal", "XavierUniform", "XavierNormal", "set_seed", "get_seed"]
+_CORE_ALL = ["Cell", "CellList", "SequentialCell",
+              "Dense", "Dropout", "Flatten", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
+              "get_activation",
+              "LossBase", "MSELoss", "L1Loss", "SoftmaxCrossEntropyWithLogits",
+              "Optimizer", "SGD", "Momentum", "Adam",
+              "WithLossCell", "TrainOneStepCell",
+              "init", "initializer", "Initializer", "Normal", "Uniform", "Zero", "One", "Constant",
+              "HeUniform", "HeNormal", "XavierUniform", "XavierNormal", "set_seed", "get_seed"]
 
-# MindSpore layers: convolution, pooling, normalization, activations, containers, embedding
-from .activation import GELU, LeakyReLU, ReLU6, SiLU
-from .basic import Embedding, Identity
-from .container import CellDict
-from .conv import Conv1d, Conv2d, Conv2dTranspose
-from .init import TruncatedNormal
-from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
-from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
-
-__all__ += ["GELU", "LeakyReLU", "ReLU6", "SiLU", "Embedding", "Identity", "CellDict", "Conv1d", "Conv2d",
-            "Conv2dTranspose", "TruncatedNormal", "BatchNorm1d", "BatchNorm2d", "GroupNorm", "LayerNorm",
-            "AdaptiveAvgPool2d", "AvgPool2d", "MaxPool2d"]
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, KLDivLoss, NLLLoss, SmoothL1Loss
-
-__all__ += ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "KLDivLoss", "NLLLoss", "SmoothL1Loss"]
-# Optimizers beyond SGD/Momentum/Adam, learning-rate schedules and per-step lr lists.
-from .optim import AdamWeightDecay, AdamW, RMSProp, Adagrad
-from .learning_rate_schedule import (LearningRateSchedule, ExponentialDecayLR, CosineDecayLR,
-                                     PolynomialDecayLR, WarmUpLR)
-from .dynamic_lr import piecewise_constant_lr, exponential_decay_lr, cosine_decay_lr, warmup_lr
-__all__ += ["AdamWeightDecay", "AdamW", "RMSProp", "Adagrad", "LearningRateSchedule", "ExponentialDecayLR",
-            "CosineDecayLR", "PolynomialDecayLR", "WarmUpLR", "piecewise_constant_lr", "exponential_decay_lr",
-            "cosine_decay_lr", "warmup_lr"]
-from .eval_cell import WithEvalCell
-__all__ += ["WithEvalCell"]
-# More activations, 1-D and adaptive-max pooling, resizing/padding and losses (MindSpore's names)
-from .activation import ELU, HSwish, HSigmoid, Mish, PReLU, Hardtanh, Softsign, Tanhshrink
-from .pooling import MaxPool1d, AvgPool1d, AdaptiveMaxPool2d
-from .resample import Upsample, ZeroPad2d
-from .extra_losses import HuberLoss, CosineEmbeddingLoss, MarginRankingLoss
-__all__ += ["ELU", "HSwish", "HSigmoid", "Mish", "PReLU", "Hardtanh", "Softsign", "Tanhshrink", "MaxPool1d",
-            "AvgPool1d", "AdaptiveMaxPool2d", "Upsample", "ZeroPad2d", "HuberLoss", "CosineEmbeddingLoss",
-            "MarginRankingLoss"]
-from .rnns import RNN, GRU, LSTM
-__all__ += ["RNN", "GRU", "LSTM"]
-from .optim import Adadelta, FTRL
-__all__ += ["Adadelta", "FTRL"]
-__all__ += ["DistributedGradReducer"]     # .distributed, imported on first use (it imports MPI communication)
-from .transformer import (MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
-                          TransformerEncoder, TransformerEncoderLayer)
-__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
-            "TransformerDecoder", "Transformer"]
-from .constant_pad import ConstantPad1d, ConstantPad2d, ConstantPad3d
-__all__ += ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d"]
-from . import activation_more as _activation_more
-from .activation_more import *  # noqa: F401,F403
-__all__ += _activation_more.__all__
-
+# Everything else nn has (convolution, recurrent and Transformer layers, more losses, optimizers and
+# cells: nn/_more.py) loads when one of its names is first looked up (mscustom/_core/deferred.py).
+# Until then ``__all__`` is not bound: ``from mscustom.nn import *`` asks __getattr__, which loads it.
 from .._lazy import lazy_attrs as _lazy_attrs  # noqa: E402
 __getattr__, __dir__ = _lazy_attrs(__name__, globals(), {
     "DistributedGradReducer": ".distributed:DistributedGradReducer"})
-from . import basic_more as _basic_more, padding as _padding, shuffle as _shuffle
-from .basic_more import *  # noqa: F401,F403
-from .padding import *  # noqa: F401,F403
-from .shuffle import *  # noqa: F401,F403
-__all__ += _basic_more.__all__ + _padding.__all__ + _shuffle.__all__
-# Metrics live in mscustom.train (one definition); nn re-exports them under MindSpore's nn names,
-# imported on first use (mscustom.train is not imported by ``import mscustom``).
 __getattr__.targets.update({name: "..train.metrics:" + name for name in (
     "Metric", "Accuracy", "Loss", "Precision", "Recall", "Fbeta", "F1", "MAE", "MSE", "TopKCategoricalAccuracy",
     "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "get_metric_fn", "names")})
 __getattr__.targets.update({name: "..train.metrics_more:" + name for name in (
     "ConfusionMatrix", "Perplexity", "Dice", "ROC", "auc", "BleuScore", "CosineSimilarity", "get_metrics",
     "rearrange_inputs")})
-__all__ += ["Metric", "Accuracy", "Loss", "Precision", "Recall", "Fbeta", "F1", "MAE", "MSE",
-            "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "get_metric_fn", "names",
-            "ConfusionMatrix", "Perplexity", "Dice", "ROC", "auc", "BleuScore", "CosineSimilarity", "get_metrics",
-            "rearrange_inputs"]
-from .grad_cells import Jvp, Vjp  # noqa: E402  (nn.Jvp / nn.Vjp: jvp and vjp as Cells)
-__all__ += ["Jvp", "Vjp"]
-from . import losses_more as _losses_more
-from .losses_more import *  # noqa: F401,F403
-__all__ += _losses_more.__all__
-from . import lr_more as _lr_more
-from .lr_more import *  # noqa: F401,F403
-__all__ += _lr_more.__all__
-from .optim import AdaMax, ASGD, Rprop, ProximalAdagrad, LazyAdam  # noqa: E402
-__all__ += ["AdaMax", "ASGD", "Rprop", "ProximalAdagrad", "LazyAdam"]
-from .rnn_cells import RNNCell, GRUCell, LSTMCell  # noqa: E402
-__all__ += ["RNNCell", "GRUCell", "LSTMCell"]
-from . import layers_more as _layers_more
-from .layers_more import *  # noqa: F401,F403
-__all__ += _layers_more.__all__
-from . import pooling_more as _pooling_more
-from .pooling_more import *  # noqa: F401,F403
-__all__ += _pooling_more.__all__
-from .loss_scale_cells import (DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell,  # noqa: E402
-                               TrainOneStepWithLossScaleCell)
-from .grad_wrappers import WithGradCell, ForwardValueAndGrad, ParameterUpdate  # noqa: E402
-__all__ += ["DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell",
-            "WithGradCell", "ForwardValueAndGrad", "ParameterUpdate"]
-from .image import ImageGradients, CentralCrop, PSNR, SSIM, MSSSIM  # noqa: E402
-__all__ += ["ImageGradients", "CentralCrop", "PSNR", "SSIM", "MSSSIM"]
-from .conv_more import Conv3d, Conv3dTranspose, Conv1dTranspose  # noqa: E402
-__all__ += ["Conv3d", "Conv3dTranspose", "Conv1dTranspose"]
-from .lrn_embedding import LRN, MultiFieldEmbeddingLookup  # noqa: E402
-__all__ += ["LRN", "MultiFieldEmbeddingLookup"]
-from .ctc_loss import CTCLoss  # noqa: E402
-__all__ += ["CTCLoss"]
-from . import math_cells as _math_cells
-from .math_cells import *  # noqa: F401,F403
-__all__ += _math_cells.__all__
-from .optim import AdamOffload  # noqa: E402
-__all__ += ["AdamOffload"]
-from .sampled_softmax import SampledSoftmaxLoss  # noqa: E402
-__all__ += ["SampledSoftmaxLoss"]
 __getattr__.targets.update({name: "..train.metrics_surface:" + name for name in (
     "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance")})     # lazy, as the metrics above
-__all__ += ["HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance"]
-from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
-__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
 __getattr__.targets.update({"OcclusionSensitivity": "..train.metrics_occlusion:OcclusionSensitivity",
                             "ConfusionMatrixMetric": "..train.metrics_confusion:ConfusionMatrixMetric"})
-__all__ += ["OcclusionSensitivity", "ConfusionMatrixMetric"]
-from .optim import AdaFactor  # noqa: E402
-__all__ += ["AdaFactor"]
-from .micro_batch import (MicroBatchInterleaved, PipelineCell, GradAccumulationCell,  # noqa: E402
-                          VirtualDatasetCellTriple)
-__all__ += ["MicroBatchInterleaved", "PipelineCell", "GradAccumulationCell", "VirtualDatasetCellTriple"]
+
+
+def _load_more():
+    """Import nn/_more.py and bind its names here (``from ._more import *``); ``__all__`` is then whole."""
+    from . import _more
+    namespace = globals()
+    for name in _more.__all__:
+        namespace[name] = getattr(_more, name)
+    namespace["__all__"] = _CORE_ALL + _more.__all__ + sorted(__getattr__.targets)
+
+
+from .._core import deferred as _deferred  # noqa: E402
+from .._lazy import with_deferred as _with_deferred  # noqa: E402
+_deferred.add_loader(_load_more)
+__getattr__, __dir__ = _with_deferred(__getattr__, __dir__, globals())

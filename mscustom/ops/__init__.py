@@ -56,19 +56,33 @@ from .nn.attention import scaled_dot_product_attention  # noqa: E402
 # functions with MindSpore 2.10's names: tril, triu, flip, isclose, outer, addmm, lerp, cdist ...
 from ._ms_names_ops import *  # noqa: F401,F403,E402
 
-# functions laid out by concern (mscustom/ops/<concern>/): each package's __all__ is re-exported here
-_packages.finish()
-from .math import *  # noqa: F401,F403,E402
-from .array import *  # noqa: F401,F403,E402
-from .nn import *  # noqa: F401,F403,E402
-from .linalg import *  # noqa: F401,F403,E402
-from .random import *  # noqa: F401,F403,E402
-from .sparse import *  # noqa: F401,F403,E402
-from .spectral import *  # noqa: F401,F403,E402
+# Functions laid out by concern (mscustom/ops/<concern>/): each package's __all__ is re-exported here when
+# one of their names is first looked up (mscustom/_core/deferred.py): their hundreds of names cost more to
+# import than the rest of mscustom, and most programs use few of them.
+_CORE_NAMES = dict(globals())           # what the core bound before this point (see _load_concerns)
+
+
+def _load_concerns():
+    """Run the concern packages' ``__init__`` and re-export their ``__all__`` here (``from .math import *``
+    and so on, in that order). A name that the core bound after this point in this file keeps that
+    binding, as it would had the packages been imported eagerly at this point."""
+    import sys
+    namespace = globals()
+    bound_later = {name for name, value in namespace.items() if value is not _CORE_NAMES.get(name, _CORE_NAMES)}
+    _packages.finish()
+    for concern in ("math", "array", "nn", "linalg", "random", "sparse", "spectral"):
+        package = sys.modules[f"{__name__}.{concern}"]
+        for name in package.__all__:
+            if name not in bound_later:     # else bound later in this file: an eager import's later statement wins
+                namespace[name] = getattr(package, name)
+
+
+from .._core import deferred as _deferred  # noqa: E402
+_deferred.add_loader(_load_concerns)
 
 # Names imported on first use (mscustom/_lazy.py): MPI communication and the hybrid DSL stay unimported
 # by programs that never touch them.
-from .._lazy import lazy_attrs as _lazy_attrs  # noqa: E402
+from .._lazy import lazy_attrs as _lazy_attrs, with_deferred as _with_deferred  # noqa: E402
 __getattr__, __dir__ = _lazy_attrs(__name__, globals(), {
     **{name: ".comm.collective:" + name
        for name in ("AllGather", "AllReduce", "AlltoAll", "Broadcast", "ReduceOp", "ReduceScatter")},
@@ -79,3 +93,6 @@ from . import distributed as _distributed  # noqa: E402
 __getattr__.targets.update({name: ".distributed:" + name for name in _distributed.__all__})
 # Function transforms (ops.vjp, ops.jvp, ops.vmap, ops.jacrev, ops.jacfwd, ops.derivative, ops.jet, ops.linearize).
 from ..autograd_transforms import vjp, jvp, vmap, jacrev, jacfwd, derivative, jet, linearize  # noqa: E402
+
+
+__getattr__, __dir__ = _with_deferred(__getattr__, __dir__, globals())

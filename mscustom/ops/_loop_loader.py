@@ -87,6 +87,7 @@ def request():
         if policy == "now":
             _load_all()
             return
+        _hook_fork()
         t = threading.Thread(target=_run, name="mscustom-numba-loops", daemon=True)
         _STATE["thread"] = t
         t.start()
@@ -106,10 +107,13 @@ def load():
     wait()
 
 
-if hasattr(os, "register_at_fork"):
+def _hook_fork():
+    """Make ``os.fork()`` wait for the loading thread (registered when the first thread starts)."""
+    if not hasattr(os, "register_at_fork"):
+        return
     # Modules that register fork hooks when imported must not first be imported by the loading
     # thread while the hooks run (their "after" hook would run without their "before"):
-    # Numba's import chain brings logging and random.
-    import logging  # noqa: F401,E402
-    import random  # noqa: F401,E402
+    # Numba's import chain brings logging and random, so they are imported here, before the thread.
+    import logging  # noqa: F401
+    import random  # noqa: F401
     os.register_at_fork(before=lambda: wait(60))

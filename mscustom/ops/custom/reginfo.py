@@ -16,7 +16,6 @@ Example::
     # [(('float32', 'DefaultFormat'), ('float32', 'DefaultFormat'))]
 """
 
-import json
 import math
 from dataclasses import dataclass, field
 
@@ -67,6 +66,13 @@ class RegInfo:
     attrs: list = field(default_factory=list)
     rows: list = field(default_factory=list)
     fixed_inputs: bool = True
+
+
+def _json():
+    """The json module, imported when a JSON text is first parsed (not by ``import mscustom``)."""
+    import json
+    return json
+
 
 
 # ---------------------------------------------------------------- DataType
@@ -236,8 +242,8 @@ def _parse_one(item, op_name, k):
         item = item.get_op_info()
     elif isinstance(item, str):
         try:
-            item = json.loads(item)
-        except json.JSONDecodeError as exc:
+            item = _json().loads(item)
+        except _json().JSONDecodeError as exc:
             raise ValueError(f"{where} is a string but not valid JSON: {exc}") from None
     if not isinstance(item, dict):
         raise ValueError(f"{where} must be a dict, a JSON string or a CustomRegOp, got {type(item).__name__}")
@@ -375,7 +381,7 @@ def coerce_attr(value, value_type):
         return tuple(coerce_attr(v, one) for v in value)
     if value_type in LIST2D_TYPES:
         if isinstance(value, str):
-            value = json.loads(value)
+            value = _json().loads(value)
         if not isinstance(value, (list, tuple)) or not all(isinstance(r, (list, tuple)) for r in value):
             raise TypeError(f"expected a list of lists, got {_kind_of(value)}")
         row_type = value_type[4:6].lower() + value_type[6:]        # listListInt -> listInt
@@ -389,7 +395,7 @@ def coerce_attr(value, value_type):
     if value_type not in ("int", "float"):
         return value                        # "all" (or a type this library does not convert): as given
     if isinstance(value, str):
-        value = json.loads(value)
+        value = _json().loads(value)
     if isinstance(value, bool) or type(value).__name__ == "bool_" or \
             not hasattr(value, "__index__") and not hasattr(value, "__float__"):
         raise TypeError(f"expected a number, got {type(value).__name__}")
@@ -413,10 +419,10 @@ def _list_text(text, value_type):
     """A list attribute written as text: JSON (``"[1, 2]"``) or MindSpore's comma-separated ``"1,2,3"``."""
     text = text.strip()
     if text.startswith("["):
-        return json.loads(text)
+        return _json().loads(text)
     if value_type == "listStr":
         return [t.strip() for t in text.split(",")] if text else []
-    return [json.loads(t) for t in text.split(",")] if text else []
+    return [_json().loads(t) for t in text.split(",")] if text else []
 
 
 def _kind_of(value):
