@@ -17,6 +17,7 @@ from ._core.functions import functions as _F
 from ._core.functions import watch as _watch_functions
 from ._core.functions import METHODS as _REGISTERED_METHODS
 from ._core import deferred as _deferred
+from ._deferred_methods import NAMES as _DEFERRED_METHODS
 from ._core.tape import STATE as _STATE
 
 from .formats import DEFAULT_FORMAT, FORMATS
@@ -61,39 +62,7 @@ class _CopyConstant:
         np.copyto(dst, self.array, casting="unsafe")
 
 
-class _TensorType(type):
-    """Tensor's class: a method that the deferred ops bind (``Tensor.lgamma``) loads them when first looked up.
-
-    The hook lives only while some deferred group is pending (``_core/deferred.py``); it is removed
-    after the load, so later misses cost what they cost on any class.
-    """
-
-    def __getattr__(cls, name):
-        if name.startswith("_") or not _deferred.pending():
-            raise AttributeError(f"type object {cls.__name__!r} has no attribute {name!r}")
-        _deferred.load_all()
-        return getattr(cls, name)
-
-    def __dir__(cls):
-        _deferred.load_all()
-        return super().__dir__()
-
-
-def _instance_miss(self, name):
-    """``x.lgamma()`` before the deferred ops are loaded: load them and look again (removed after)."""
-    if name.startswith("_") or not _deferred.pending():
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-    _deferred.load_all()
-    return getattr(self, name)
-
-
-def _remove_miss_hooks():
-    for owner in (_TensorType, Tensor):
-        if "__getattr__" in owner.__dict__:
-            delattr(owner, "__getattr__")
-
-
-class Tensor(metaclass=_TensorType):
+class Tensor:
     """An n-dimensional array that the operator core can run ops on and differentiate.
 
     Example::
@@ -825,8 +794,39 @@ for _name in list(_DIRECT_OPERATORS) + list(_PUBLISHED_METHODS) + list(_REGISTER
         _bind_published(_name, getattr(_F, _name))
 del _name
 _watch_functions(_bind_published)
-Tensor.__getattr__ = _instance_miss
-_deferred.on_complete(_remove_miss_hooks)
+
+
+class _DeferredMethod:
+    """A Tensor method or property that the deferred ops bind (``x.lgamma()``, ``Tensor.add_``): the
+    first lookup loads them (``_core/deferred.py``), which puts the real one in its place.
+
+    The names are listed in ``_deferred_methods.py`` (``tests/test_import_lazy.py`` checks the list
+    against what the load binds). Placeholders keep every other lookup on Tensor as fast as on any
+    class (NumPy probes a Tensor's type for ``__array_interface__`` & co. on each conversion).
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        _deferred.load_all()
+        if Tensor.__dict__.get(self.name) is self:      # the load did not bind it (or is running now)
+            raise AttributeError(f"type object 'Tensor' has no attribute {self.name!r}")
+        return getattr(obj if obj is not None else owner, self.name)
+
+    def __repr__(self):
+        return f"<Tensor.{self.name}, bound when the deferred ops load>"
+
+
+def _install_placeholders(names):
+    for name in names:
+        if name not in Tensor.__dict__:
+            setattr(Tensor, name, _DeferredMethod(name))
+
+
+_install_placeholders(_DEFERRED_METHODS)
 
 
 class Parameter(Tensor):

@@ -63,20 +63,23 @@ spaces = {"Tensor": lambda: vars(ms.Tensor), "Parameter": lambda: vars(ms.Parame
           "functions": lambda: vars(functions), "nn": lambda: vars(ms.nn), "registry": lambda: registry._OPS,
           "mscustom": lambda: vars(ms)}
 before = {k: dict(f()) for k, f in spaces.items()}
+placeholder = type(vars(ms.Tensor)["lgamma"])
 TRIGGER
 assert not deferred.pending() and "mscustom.nn._more" in sys.modules and "mscustom.ops.math._trig" in sys.modules
-assert "__getattr__" not in vars(ms.Tensor) and "__getattr__" not in vars(type(ms.Tensor))   # hooks removed
+assert not [n for n, v in vars(ms.Tensor).items() if type(v) is placeholder]      # every placeholder replaced
 for k, f in spaces.items():
     now = f()
-    changed = sorted(n for n, v in before[k].items() if n != "__getattr__" and now.get(n, None) is not v)
+    changed = sorted(n for n, v in before[k].items() if type(v) is not placeholder and now.get(n, None) is not v)
     assert not changed, f"the deferred load rebound {k}: {changed}"
-    assert len(now) > len(before[k]) or k in ("Parameter", "mscustom"), (k, len(now))
+    assert len(now) > len(before[k]) or k in ("Parameter", "mscustom", "Tensor"), (k, len(now))
 print("ok")
 """
 
 _TRIGGERS = {
     "a Tensor method": "assert ms.Tensor([1.0, 2.0]).lgamma().shape == (2,)",
     "a Tensor class attribute": "assert hasattr(ms.Tensor, 'add_') and callable(ms.Tensor.tril)",
+    "a Tensor property": "assert ms.Tensor([1.0, 2.0]).nbytes == 8",
+    "a Parameter method": "assert ms.Parameter(ms.Tensor([0.5]), name='p').erfinv().shape == (1,)",
     "an ops name": "assert ms.ops.hann_window(3).shape == (3,)",
     "an nn name": "assert ms.nn.Conv3d.__name__ == 'Conv3d'",
     "a registered op": "assert registry.get_op('erfinv') is not None",
@@ -143,4 +146,35 @@ print("ok")
 
 def test_bfloat16_loads_ml_dtypes_on_first_use():
     out = subprocess.run([sys.executable, "-c", _BFLOAT16], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+_METHOD_NAMES = """
+import mscustom as ms
+from mscustom._core import deferred
+from mscustom._deferred_methods import NAMES
+placeholder = type(vars(ms.Tensor)["lgamma"])
+core = {n for n, v in vars(ms.Tensor).items() if type(v) is not placeholder}
+deferred.load_all()
+bound = sorted(set(vars(ms.Tensor)) - core)
+print(repr(bound) if bound != sorted(NAMES) else "ok")
+"""
+
+
+def test_deferred_method_names_are_the_ones_the_load_binds():
+    """``_deferred_methods.NAMES`` (a placeholder each on Tensor) is exactly what the deferred ops bind:
+    a missing name would not load them on first use, an extra one would hide an AttributeError."""
+    out = subprocess.run([sys.executable, "-c", _METHOD_NAMES], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "ok", "mscustom/_deferred_methods.py NAMES should be " + out.stdout
+
+
+def test_numpy_conversion_of_a_tensor_pays_no_hook():
+    """While the deferred ops are unloaded, NumPy's probes of a Tensor's type stay C-level misses."""
+    script = ("import mscustom as ms, numpy as np\n"
+              "from mscustom._core import deferred\n"
+              "assert '__getattr__' not in vars(ms.Tensor) and type(ms.Tensor) is type\n"
+              "assert np.asarray(ms.Tensor([1.0])).tolist() == [1.0] and deferred.pending()\n"
+              "print('ok')")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

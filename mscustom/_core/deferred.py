@@ -5,8 +5,9 @@
 ``Tensor.lgamma``, ``nn.Conv3d`` ...) live in modules that most short programs
 never touch, and importing them all costs more than the rest of the package.
 Each such group registers a loader here; the namespaces that can miss a
-deferred name (``mscustom.ops``, ``mscustom.nn``, ``Tensor``, the published
-functions, the op registry) call ``load_all()`` on a miss and look again.
+deferred name (``mscustom.ops``, ``mscustom.nn``, the published functions, the op
+registry) call ``load_all()`` on a miss and look again; ``Tensor`` holds a
+placeholder under each method name the load binds (``tensor._DeferredMethod``).
 
 A deferred load only adds names: it never replaces a binding that the core
 made (``tests/test_import_lazy.py`` checks it), so the state after it is the
@@ -15,10 +16,9 @@ state an eager import would give, whatever was looked up first.
 
 import threading
 
-__all__ = ["add_loader", "load_all", "pending", "on_complete"]
+__all__ = ["add_loader", "load_all", "pending"]
 
 _LOADERS = []           # loader() callables not yet run, in registration order
-_ON_COMPLETE = []       # callbacks run once no loader is left (the misses' hooks remove themselves)
 _LOCK = threading.RLock()
 _RUNNING = []           # the thread running the loaders, while it does
 
@@ -27,12 +27,6 @@ def add_loader(loader):
     """Register ``loader()``: it imports a deferred group of names into its namespaces."""
     with _LOCK:
         _LOADERS.append(loader)
-
-
-def on_complete(callback):
-    """Call ``callback()`` after the next ``load_all`` that leaves no loader pending."""
-    with _LOCK:
-        _ON_COMPLETE.append(callback)
 
 
 def pending():
@@ -71,7 +65,4 @@ def load_all():
                 ran = True
         finally:
             _RUNNING.pop()
-        callbacks, _ON_COMPLETE[:] = list(_ON_COMPLETE), []
-    for callback in callbacks:
-        callback()
     return ran
