@@ -39,6 +39,7 @@ from ... import dtype as _dt
 from ..._core.dispatch import call
 from .. import functional as F
 from . import cnn_loops as _cnn_loops
+from . import _batch_threads
 from .._builtin import defop, tensor_arg
 
 _window_view = np.lib.stride_tricks.sliding_window_view
@@ -299,6 +300,27 @@ def _chunk(n, rows, p, itemsize):
     return max(1, min(n, _CHUNK_BYTES // max(1, rows * p * itemsize)))
 
 
+def _chunks(n, rows, p, itemsize):
+    """The batch's chunks ``[(b0, b1), ...]`` and how many threads run them (``_batch_threads``): at least
+    one chunk per thread of the budget, so a small layer's single chunk is split too."""
+    step = _chunk(n, rows, p, itemsize)
+    workers = _batch_threads.workers_for(n)
+    if workers > 1:
+        step = min(step, -(-n // workers))
+        workers = min(workers, -(-n // step))
+    return [(b0, min(n, b0 + step)) for b0 in range(0, n, step)], workers
+
+
+@contextlib.contextmanager
+def _blas_for(workers):
+    """One BLAS thread while ``workers`` > 1 threads run products at once; BLAS as set otherwise."""
+    if workers > 1:
+        with _one_blas_thread():
+            yield
+    else:
+        yield
+
+
 def _batch_columns(x, kh, kw, attrs, oh, ow):
     """The column matrix of the samples ``x``, (C*kH*kW, N, oH*oW) (contiguous), in the scratch buffer."""
     n, c = x.shape[:2]
@@ -344,12 +366,16 @@ def _backprop_input_compute(attrs, ins, out=None):
     wt = w.reshape(g, o // g, cg * kh * kw).transpose(0, 2, 1)
     col2im = _cnn_loops.get("col2im")
     args = _loop_args(attrs, kh, kw, oh, ow)
-    step = _chunk(n, x_shape[1] * kh * kw, oh * ow, dy.itemsize)
-    for b0 in range(0, n, step):
-        b1 = min(n, b0 + step)
-        dcols = _scratch((b1 - b0, g, cg * kh * kw, oh * ow), dy.dtype)
-        np.matmul(wt, dy[b0:b1].reshape(b1 - b0, g, o // g, oh * ow), out=dcols)
-        col2im(dcols.reshape(b1 - b0, x_shape[1] * kh * kw, oh * ow), dx[b0:b1], *args, dy.dtype.type(0))
+
+    def work(share):
+        for b0, b1 in share:
+            dcols = _scratch((b1 - b0, g, cg * kh * kw, oh * ow), dy.dtype)
+            np.matmul(wt, dy[b0:b1].reshape(b1 - b0, g, o // g, oh * ow), out=dcols)
+            col2im(dcols.reshape(b1 - b0, x_shape[1] * kh * kw, oh * ow), dx[b0:b1], *args, dy.dtype.type(0))
+
+    chunks, workers = _chunks(n, x_shape[1] * kh * kw, oh * ow, dy.itemsize)
+    with _blas_for(workers):
+        _batch_threads.over_chunks(chunks, work, workers)
     return dx
 
 
@@ -364,20 +390,31 @@ def _backprop_filter_compute(attrs, ins):
     n, _, oh, ow = dy.shape
     dw = np.empty(w_shape, x.dtype) if n else np.zeros(w_shape, x.dtype)     # an empty batch: no terms
     dw3 = dw.reshape(g, o // g, cg * kh * kw)
-    part = None
-    step = _chunk(n, x.shape[1] * kh * kw, oh * ow, x.itemsize)
-    with _one_blas_thread():
-        for b0 in range(0, n, step):
-            b1 = min(n, b0 + step)
+    if not n:
+        return dw
+
+    def work(share):
+        """The share's term of the filter gradient: its first chunk's product, the others added to it
+        (into ``dw`` itself for the share holding the batch's first chunk, the caller's)."""
+        acc = part = None
+        for b0, b1 in share:
             cols = _batch_columns(x[b0:b1], kh, kw, attrs, oh, ow).reshape(g, cg * kh * kw, -1)
             dyt = _dy_channels_major(dy[b0:b1]).reshape(g, o // g, -1)
-            if b0 == 0:
-                np.matmul(dyt, cols.transpose(0, 2, 1), out=dw3)
+            if acc is None:
+                acc = dw3 if b0 == 0 else np.empty_like(dw3)
+                np.matmul(dyt, cols.transpose(0, 2, 1), out=acc)
             else:
                 if part is None:
                     part = np.empty_like(dw3)
                 np.matmul(dyt, cols.transpose(0, 2, 1), out=part)
-                dw3 += part
+                acc += part
+        return acc
+
+    chunks, workers = _chunks(n, x.shape[1] * kh * kw, oh * ow, x.itemsize)
+    with _one_blas_thread():
+        terms = _batch_threads.over_chunks(chunks, work, workers)
+    for term in terms[1:]:                  # the other threads' terms, in a fixed order
+        dw3 += term
     return dw
 
 
@@ -510,15 +547,19 @@ def conv2d_products_into(attrs, x, w, y):
     o, cg, kh, kw = w.shape
     oh, ow = y.shape[2:]
     w3 = w.reshape(g, o // g, cg * kh * kw)
-    step = _chunk(n, x.shape[1] * kh * kw, oh * ow, x.itemsize)
     im2col = _cnn_loops.get("im2col")
     args = _loop_args(attrs, kh, kw, oh, ow)
-    for b0 in range(0, n, step):
-        b1 = min(n, b0 + step)
-        cols = _scratch((b1 - b0, x.shape[1] * kh * kw, oh * ow), x.dtype)
-        im2col(x[b0:b1], cols, *args, x.dtype.type(0))
-        np.matmul(w3, cols.reshape(b1 - b0, g, cg * kh * kw, oh * ow),
-                  out=y[b0:b1].reshape(b1 - b0, g, o // g, oh * ow))
+
+    def work(share):
+        for b0, b1 in share:
+            cols = _scratch((b1 - b0, x.shape[1] * kh * kw, oh * ow), x.dtype)
+            im2col(x[b0:b1], cols, *args, x.dtype.type(0))
+            np.matmul(w3, cols.reshape(b1 - b0, g, cg * kh * kw, oh * ow),
+                      out=y[b0:b1].reshape(b1 - b0, g, o // g, oh * ow))
+
+    chunks, workers = _chunks(n, x.shape[1] * kh * kw, oh * ow, x.itemsize)
+    with _blas_for(workers):
+        _batch_threads.over_chunks(chunks, work, workers)
 
 
 def _conv2d_bias_shape(attrs, shapes):
