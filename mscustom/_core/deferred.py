@@ -47,12 +47,16 @@ def load_all():
 
     A miss during a load (a deferred module looking up a name at import time) finds no loader
     pending and raises its AttributeError, as a circular import would. A loader that fails is
-    registered again (the next miss retries it and shows its error again).
+    registered again (the next miss retries it and shows its error again). A load that starts inside
+    a graph capture or a gradient recording (the first ``ops.lgamma`` of a ``ms.jit`` function) runs
+    with both paused: only the caller's own ops are recorded.
     """
     if not pending():
         return False
-    with _LOCK:             # a second thread waits here for the first one's load
-        ran = False
+    from .capture import suspended
+    from .tape import paused
+    with _LOCK, suspended(), paused():      # a second thread waits at the lock for the first one's load;
+        ran = False                         # the modules' import-time work is no part of a graph or a tape
         _RUNNING.append(threading.current_thread())
         try:
             while _LOADERS:

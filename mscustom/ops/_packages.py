@@ -7,9 +7,11 @@ modules of more names built on that layer (``math/_trig.py`` ...), which its
 package's ``__init__`` first, so the functional layer would pull in the name
 modules while it is itself half imported. ``create`` therefore registers the
 packages (empty, with their ``__path__``) before the core modules load, and
-``finish`` runs their ``__init__`` once the core is complete, at the end of
-``mscustom/ops/__init__.py``. Importing a core module then loads that module
-alone.
+``finish`` runs their ``__init__`` once the core is complete: when the deferred
+group of ``mscustom/ops/__init__.py`` loads (the first lookup of one of their
+names, ``_core/deferred.py``), or earlier for a package whose own names are read
+(``from mscustom.ops.math import *``, ``mscustom.ops.array.hann_window``).
+Importing a core module then loads that module alone.
 """
 
 import importlib.util
@@ -40,6 +42,9 @@ def create(parent, names):
 def _on_demand(module):
     def __getattr__(name):
         full = f"{module.__name__}.{name}"
+        if name == "__all__" and module.__name__ in _PENDING:      # ``from ..math import *``: the whole list
+            _run(module.__name__)
+            return module.__all__
         if name.startswith("__") or full in sys.modules or importlib.util.find_spec(full) is not None:
             raise AttributeError(name)          # a submodule: the import system loads it
         if module.__name__ not in _PENDING:     # running now: a partially initialized package
