@@ -15,7 +15,6 @@ runs in a process of its own.
 import math
 import os
 import sys
-import time
 
 import numba
 import numpy as np
@@ -26,6 +25,7 @@ import mscustom as ms  # noqa: E402
 from mscustom import ops  # noqa: E402
 
 import gelu_bench as gb  # noqa: E402
+from timing import best_seconds  # noqa: E402
 
 C, A, HALF, ONE = gb.C, gb.A, gb.HALF, gb.ONE
 
@@ -36,16 +36,6 @@ def gelu_fwd_rows(x, b, out):
         for j in range(x.shape[1]):
             z = x[i, j] + b[j]
             out[i, j] = HALF * z * (ONE + math.tanh(C * (z + A * z * z * z)))
-
-
-def _wall_best(fn, number, rounds):
-    best = float("inf")
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
 
 
 def measure(name, fn, number, rounds=5, alternations=4):
@@ -60,7 +50,7 @@ def measure(name, fn, number, rounds=5, alternations=4):
             for n in (1, 2):
                 ms.set_context(runtime_num_threads=n)
                 fn()
-                res[n].append(_wall_best(fn, number, rounds))
+                res[n].append(best_seconds(fn, number, rounds))
     finally:
         ms.set_context(runtime_num_threads=0)
     t1, t2 = min(res[1]), min(res[2])

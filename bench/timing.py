@@ -15,3 +15,15 @@ def median_ms(fn, steps, repeat=5):
             fn()
         runs.append((time.perf_counter() - t0) / steps * 1e3)
     return statistics.median(runs)
+
+
+def best_seconds(fn, number, rounds, clock=time.perf_counter):
+    """Seconds per call of ``fn``: the fastest of ``rounds`` batches of ``number`` calls on ``clock``
+    (``time.process_time`` where one thread runs, wall time where several do)."""
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = clock()
+        for _ in range(number):
+            fn()
+        best = min(best, (clock() - t0) / number)
+    return best
