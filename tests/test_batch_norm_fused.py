@@ -106,7 +106,7 @@ def test_loops_match_float64_sums_of_numpy():
             gamma, beta = rng.random(c).astype(dtype) + 0.5, rng.random(c).astype(dtype)
             eps = dtype(1e-5)
             y, mean, var = np.empty_like(x), np.empty(c, dtype), np.empty(c, dtype)
-            fwd(x, gamma, beta, eps, y, mean, var)
+            fwd(x, gamma, beta, eps, y, mean, var, 0, c)           # every channel
             x64 = x.astype(np.float64)
             m64 = x64.mean((0, 2))
             v64 = ((x64 - m64[:, None]) ** 2).mean((0, 2))
@@ -115,7 +115,7 @@ def test_loops_match_float64_sums_of_numpy():
             xhat = (x64 - mean.astype(np.float64)[:, None]) / np.sqrt(var.astype(np.float64) + eps)[:, None]
             np.testing.assert_allclose(y, xhat * gamma[:, None] + beta[:, None], rtol=tol * 10, atol=tol * 10)
             dx, dg, db = np.empty_like(x), np.empty(c, dtype), np.empty(c, dtype)
-            bwd(x, gamma, mean, var, dy, eps, dx, dg, db)
+            bwd(x, gamma, mean, var, dy, eps, dx, dg, db, 0, c)
             d64 = dy.astype(np.float64)
             np.testing.assert_allclose(db, d64.sum((0, 2)), rtol=tol * 10, atol=tol * 10)
             np.testing.assert_allclose(dg, (d64 * xhat).sum((0, 2)), rtol=tol * 10, atol=tol * 10)

@@ -5,6 +5,7 @@ the filter gradient adds the threads' terms in a fixed order (equal to one threa
 and the same from run to run).
 """
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -16,7 +17,21 @@ from hypothesis import given, settings, strategies as st
 
 import mscustom as ms
 from mscustom import ops
-from mscustom.ops.nn import _batch_threads
+from mscustom import nn
+from mscustom.ops.nn import _batch_threads, batch_norm, conv
+
+
+@contextlib.contextmanager
+def _split_everything(threads):
+    """Budget ``threads`` with the size thresholds lifted, so small inputs are split too."""
+    saved = conv._MIN_SPLIT_BYTES, batch_norm._MIN_SPLIT_BYTES
+    conv._MIN_SPLIT_BYTES = batch_norm._MIN_SPLIT_BYTES = 0
+    ms.set_context(runtime_num_threads=threads)
+    try:
+        yield
+    finally:
+        conv._MIN_SPLIT_BYTES, batch_norm._MIN_SPLIT_BYTES = saved
+        ms.set_context(runtime_num_threads=0)
 
 
 @pytest.fixture
@@ -40,13 +55,10 @@ def test_every_budget_gives_one_threads_values(n, c, o, k, stride, pad, hw, seed
     rng = np.random.default_rng(seed)
     x = ms.Tensor(rng.standard_normal((n, c, hw, hw)).astype(np.float32))
     w = ms.Tensor(rng.standard_normal((o, c, k, k)).astype(np.float32))
-    try:
-        results = {}
-        for threads in (1, 2, 3):
-            ms.set_context(runtime_num_threads=threads)
+    results = {}
+    for threads in (1, 2, 3):
+        with _split_everything(threads):
             results[threads] = _conv_and_grads(x, w, stride, pad)
-    finally:
-        ms.set_context(runtime_num_threads=0)
     for threads in (2, 3):
         y, gx, gw = results[threads]
         np.testing.assert_array_equal(y, results[1][0])
@@ -66,6 +78,33 @@ def test_large_batch_two_threads_matches_and_repeats(budget):
     np.testing.assert_array_equal(two[1], one[1])
     np.testing.assert_allclose(two[2], one[2], rtol=1e-5, atol=1e-5 * np.abs(one[2]).max())
     np.testing.assert_array_equal(again[2], two[2])         # a fixed split: the same bits every run
+
+
+def _batch_norm_step(x, seed):
+    bn = nn.BatchNorm2d(x.shape[1])
+    bn.set_train()
+    rng = np.random.default_rng(seed)
+    bn.gamma.set_data(ms.Tensor(rng.uniform(0.5, 1.5, x.shape[1]).astype(np.float32)))
+    bn.beta.set_data(ms.Tensor(rng.standard_normal(x.shape[1]).astype(np.float32)))
+    dy = ms.Tensor(rng.standard_normal(x.shape).astype(np.float32))
+
+    def loss(x):
+        return (bn(x) * dy).sum()
+    value, gx = ms.value_and_grad(loss)(x)
+    return value.asnumpy(), gx.asnumpy(), bn.moving_mean.asnumpy(), bn.moving_variance.asnumpy()
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 6), c=st.integers(1, 9), hw=st.integers(2, 7), seed=st.integers(0, 2**16))
+def test_batch_norm_gives_the_same_bits_under_every_budget(n, c, hw, seed):
+    x = ms.Tensor(np.random.default_rng(seed).standard_normal((n, c, hw, hw)).astype(np.float32) * 3 + 1)
+    results = {}
+    for threads in (1, 2, 3):
+        with _split_everything(threads):
+            results[threads] = _batch_norm_step(x, seed)
+    for threads in (2, 3):
+        for got, want in zip(results[threads], results[1]):
+            np.testing.assert_array_equal(got, want)
 
 
 def test_a_workers_error_is_raised_after_every_worker_stopped():

@@ -26,6 +26,7 @@ import numpy as np
 
 from ... import extend as _extend
 from ..._core.dispatch import call
+from . import _batch_threads
 from . import cnn_loops as _cnn_loops
 
 __all__ = ["batch_norm_train", "takes"]
@@ -43,13 +44,28 @@ def _ncp(a):
     return np.ascontiguousarray(a).reshape(a.shape[0], a.shape[1], -1)
 
 
+_MIN_SPLIT_BYTES = 1 << 18     # smaller inputs run on the calling thread: a pool hand-off costs more
+
+
+def _over_channels(x, run):
+    """``run(c0, c1)`` over the channels of ``x``, split among the thread budget's threads
+    (``_batch_threads``) when ``x`` is large enough to gain from it; one range per thread."""
+    c = x.shape[1]
+    workers = _batch_threads.workers_for(c) if x.nbytes >= _MIN_SPLIT_BYTES else 1
+    step = -(-c // workers)
+    ranges = [(c0, min(c, c0 + step)) for c0 in range(0, c, step)]
+    _batch_threads.over_chunks(ranges, lambda share: [run(c0, c1) for c0, c1 in share], len(ranges))
+
+
 def _forward_into(attrs, ins, req, outs):
     x, gamma, beta = ins
     y, mean, var = outs
     d = x.dtype.type
     yc = y if y.flags.c_contiguous else np.empty(y.shape, y.dtype)
-    _cnn_loops.get("bn_forward")(_ncp(x), np.ascontiguousarray(gamma), np.ascontiguousarray(beta),
-                                 d(attrs["eps"]), yc.reshape(y.shape[0], y.shape[1], -1), mean, var)
+    args = (_ncp(x), np.ascontiguousarray(gamma), np.ascontiguousarray(beta), d(attrs["eps"]),
+            yc.reshape(y.shape[0], y.shape[1], -1), mean, var)
+    loop = _cnn_loops.get("bn_forward")
+    _over_channels(x, lambda c0, c1: loop(*args, c0, c1))
     if yc is not y:
         np.copyto(y, yc)
 
@@ -59,9 +75,10 @@ def _backward_into(attrs, ins, req, outs):
     dx, dgamma, dbeta = outs
     d = x.dtype.type
     dxc = dx if dx.flags.c_contiguous else np.empty(dx.shape, dx.dtype)
-    _cnn_loops.get("bn_backward")(_ncp(x), np.ascontiguousarray(gamma), np.ascontiguousarray(mean),
-                                  np.ascontiguousarray(var), _ncp(dy), d(attrs["eps"]),
-                                  dxc.reshape(dx.shape[0], dx.shape[1], -1), dgamma, dbeta)
+    args = (_ncp(x), np.ascontiguousarray(gamma), np.ascontiguousarray(mean), np.ascontiguousarray(var),
+            _ncp(dy), d(attrs["eps"]), dxc.reshape(dx.shape[0], dx.shape[1], -1), dgamma, dbeta)
+    loop = _cnn_loops.get("bn_backward")
+    _over_channels(x, lambda c0, c1: loop(*args, c0, c1))
     if dxc is not dx:
         np.copyto(dx, dxc)
 

@@ -402,13 +402,15 @@ _REDUCERS = ("_row_sum", "_row_sq_dev", "_row_dy_sums")
 _REDUCER_PY = {"_row_sum": _row_sum, "_row_sq_dev": _row_sq_dev, "_row_dy_sums": _row_dy_sums}
 
 
-def _bn_forward(x, gamma, beta, eps, y, mean, var):
+def _bn_forward(x, gamma, beta, eps, y, mean, var, c0, c1):
     """BatchNorm's training forward over ``x`` (N, C, P), channel by channel (its values stay in cache):
     the mean, then the biased variance of ``x - mean`` (both summed in float64, row by row), then
-    ``y = (x - mean) * (gamma / sqrt(var + eps)) + beta``; ``mean`` and ``var`` (C,) in ``x``'s dtype."""
+    ``y = (x - mean) * (gamma / sqrt(var + eps)) + beta``; ``mean`` and ``var`` (C,) in ``x``'s dtype.
+    Channels ``c0`` to ``c1`` only: threads share the channels out (each channel's values do not
+    depend on the split)."""
     n, c, p = x.shape
     m = n * p
-    for ch in range(c):
+    for ch in range(c0, c1):
         s = 0.0
         for b in range(n):
             s += _row_sum(x[b, ch])
@@ -427,13 +429,14 @@ def _bn_forward(x, gamma, beta, eps, y, mean, var):
                 out[_U(q)] = (row[_U(q)] - mu) * k + bt
 
 
-def _bn_backward(x, gamma, mean, var, dy, eps, dx, dgamma, dbeta):
+def _bn_backward(x, gamma, mean, var, dy, eps, dx, dgamma, dbeta, c0, c1):
     """BatchNorm's training backward, channel by channel: ``dbeta = sum(dy)``,
     ``dgamma = sum(dy * xhat)`` (float64 sums), then
-    ``dx = gamma / sqrt(var + eps) * (dy - dbeta / M - xhat * dgamma / M)`` over the M values."""
+    ``dx = gamma / sqrt(var + eps) * (dy - dbeta / M - xhat * dgamma / M)`` over the M values;
+    channels ``c0`` to ``c1`` only, as ``_bn_forward``."""
     n, c, p = x.shape
     m = n * p
-    for ch in range(c):
+    for ch in range(c0, c1):
         mu = mean[ch]
         rstd = 1.0 / np.sqrt(np.float64(var[ch]) + np.float64(eps))
         sdy = 0.0

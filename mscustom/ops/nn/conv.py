@@ -300,11 +300,14 @@ def _chunk(n, rows, p, itemsize):
     return max(1, min(n, _CHUNK_BYTES // max(1, rows * p * itemsize)))
 
 
+_MIN_SPLIT_BYTES = 1 << 18     # columns smaller than this run on the calling thread: a pool hand-off costs more
+
+
 def _chunks(n, rows, p, itemsize):
     """The batch's chunks ``[(b0, b1), ...]`` and how many threads run them (``_batch_threads``): at least
     one chunk per thread of the budget, so a small layer's single chunk is split too."""
     step = _chunk(n, rows, p, itemsize)
-    workers = _batch_threads.workers_for(n)
+    workers = _batch_threads.workers_for(n) if n * rows * p * itemsize >= _MIN_SPLIT_BYTES else 1
     if workers > 1:
         step = min(step, -(-n // workers))
         workers = min(workers, -(-n // step))
