@@ -61,11 +61,9 @@ def _exit_all(code):
     if code in (None, 0) or world is None or world.size == 1:
         return
     status = code if isinstance(code, int) and 0 < code < 256 else 1
-    sys.stdout.flush()
-    sys.stderr.write(f"mscustom.run: rank {world.rank} of {world.size} exits with status {code!r}; "
-                     "stopping every rank\n")
     sys.stderr.flush()
-    world.comm.Abort(status)
+    _engine.abort_with_message(world, f"mscustom.run: rank {world.rank} of {world.size} exits with status "
+                                      f"{code!r}; stopping every rank\n", status)
 
 
 def main(argv):

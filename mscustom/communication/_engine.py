@@ -279,13 +279,7 @@ class _Watchdog:
                 world = STATE.world
                 text = (f"mscustom.communication: rank {world.rank} of {world.size} stops every rank: "
                         f"{problem}\n")
-                try:
-                    sys.stdout.flush()
-                except Exception:
-                    pass
-                os.write(2, text.encode())
-                time.sleep(0.2)      # let mpiexec's output forwarding deliver the message before Abort tears it down
-                world.comm.Abort(1)
+                abort_with_message(world, text, 1, raw=True)
 
 
 def _problem(what, group, waited, limit):
@@ -428,6 +422,27 @@ def recv(shape, dtype, src, group, tag, who="recv"):
 
 # --- one rank's failure stops every rank ---------------------------------------------------------
 
+def abort_with_message(world, text, status, raw=False):
+    """Write ``text`` to stderr and stop every rank with ``status`` (``MPI_Abort``).
+
+    ``raw``: straight to file descriptor 2 (the watchdog thread), not through ``sys.stderr`` (which
+    ``mscustom.run`` prefixes with the rank). The pause before Abort lets mpiexec's output forwarding
+    deliver the message: Abort tears the ranks down at once, and on a loaded machine a message
+    written just before it was lost.
+    """
+    try:
+        sys.stdout.flush()
+        if not raw:
+            sys.stderr.write(text)
+            sys.stderr.flush()
+    except Exception:       # a closed or broken stream must not keep the message from being written
+        raw = True
+    if raw:
+        os.write(2, text.encode())
+    time.sleep(0.2)
+    world.comm.Abort(status)
+
+
 def _install_abort_hook():
     if STATE.hook_installed:
         return
@@ -438,11 +453,9 @@ def _install_abort_hook():
             return previous(kind, value, tb)
         rank, size = STATE.world.rank, STATE.world.size
         text = "".join(traceback.format_exception(kind, value, tb))
-        sys.stderr.write(f"mscustom.communication: rank {rank} of {size} failed; stopping every rank.\n"
-                         f"Traceback of rank {rank}:\n{text}")
         sys.stderr.flush()
-        sys.stdout.flush()
-        STATE.world.comm.Abort(1)
+        abort_with_message(STATE.world, f"mscustom.communication: rank {rank} of {size} failed; stopping every "
+                                        f"rank.\nTraceback of rank {rank}:\n{text}", 1)
 
     sys.excepthook = abort_all
     STATE.hook_installed = True
