@@ -247,9 +247,7 @@ def _convert(network, config, level):
             _keep_norms_fp32(network)
     elif not config["keep_batchnorm_fp32"] and level == "O2":
         network.to_float(_dt.float16)
-    elif cast == _dt.float32 and level in ("O2", "O3"):
-        pass
-    else:
+    elif not (cast == _dt.float32 and level in ("O2", "O3")):     # float32 asked for O2/O3: left as it is
         network = auto_mixed_precision(network, level)
     return network
 

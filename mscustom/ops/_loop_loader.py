@@ -28,13 +28,35 @@ steps are all fast, as benchmarks of the steady state want) or ``off``
 import os
 import threading
 
-__all__ = ["register", "request", "wait", "load", "ENV"]
+__all__ = ["register", "request", "wait", "load", "ENV", "njit", "fits"]
 
 ENV = "MSCUSTOM_LOOPS"
 _SETS = []                      # (loader, on_ready): loader() loads a set, on_ready(result) publishes it
 REQUESTS = 64                   # requests before the load starts (a short program's steps never wait on it)
 _STATE = {"started": False, "thread": None, "policy": None, "countdown": REQUESTS}
 _LOCK = threading.Lock()
+
+
+def njit(fn, **options):
+    """``numba.njit(nogil=True, cache=True, **options)(fn)``, compiled in memory only where Numba's
+    disk cache has no writable location (the loops' one compile path)."""
+    import numba
+    try:
+        return numba.njit(nogil=True, cache=True, **options)(fn)
+    except Exception:       # no writable cache location
+        return numba.njit(nogil=True, **options)(fn)
+
+
+def fits(arrays, dtypes):
+    """True when every array is C-contiguous with the first one's dtype, one of ``dtypes``: what the
+    loops are compiled for (their callers take NumPy otherwise)."""
+    dt = arrays[0].dtype
+    if dt not in dtypes:
+        return False
+    for a in arrays:
+        if a.dtype != dt or not a.flags.c_contiguous:
+            return False
+    return True
 
 
 def register(loader, on_ready):

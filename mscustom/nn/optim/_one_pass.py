@@ -32,18 +32,13 @@ _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _compile():
-    import numba
-
     def sub_scaled_nd(p, g, lr):
         pf = p.reshape(p.size)          # C-contiguous: flat views, no copies
         gf = g.reshape(g.size)
         for i in range(pf.size):
             pf[i] = pf[i] - lr * gf[i]
 
-    try:
-        return numba.njit(nogil=True, cache=True)(sub_scaled_nd)
-    except Exception:        # no writable cache location: compile in memory only
-        return numba.njit(nogil=True)(sub_scaled_nd)
+    return _loop_loader.njit(sub_scaled_nd)
 
 
 def _load():

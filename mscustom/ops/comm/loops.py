@@ -20,18 +20,13 @@ _KERNEL = []
 
 
 def _compile():
-    import numba
-
     def sum_scale_twice_loop(a, b, scale, out, out2):
         for i in range(a.size):
             v = (a[i] + b[i]) * scale
             out[i] = v
             out2[i] = v
 
-    try:
-        return numba.njit(nogil=True, cache=True)(sum_scale_twice_loop)
-    except Exception:                   # no writable cache location: compile in memory only
-        return numba.njit(nogil=True)(sum_scale_twice_loop)
+    return _loop_loader.njit(sum_scale_twice_loop)
 
 
 def _load():

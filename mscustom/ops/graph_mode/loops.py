@@ -86,12 +86,7 @@ def _relu_grad(dy, x, o, zero):
 
 
 def _compile():
-    import numba
-    fns = (_bias_add, _bias_relu, _relu_grad_sum, _relu_grad)
-    try:
-        return tuple(numba.njit(nogil=True, cache=True)(f) for f in fns)
-    except Exception:       # no writable cache location: compile in memory only
-        return tuple(numba.njit(nogil=True)(f) for f in fns)
+    return tuple(_loop_loader.njit(f) for f in (_bias_add, _bias_relu, _relu_grad_sum, _relu_grad))
 
 
 def get():
@@ -146,10 +141,4 @@ def ready():
 
 def fits(*arrays):
     """True when every array is C-contiguous with the first one's float dtype (float32/float64)."""
-    dt = arrays[0].dtype
-    if dt not in FLOATS:
-        return False
-    for a in arrays:
-        if a.dtype != dt or not a.flags.c_contiguous:
-            return False
-    return True
+    return _loop_loader.fits(arrays, FLOATS)

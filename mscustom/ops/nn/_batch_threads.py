@@ -38,6 +38,8 @@ def _pool(size):
     from concurrent.futures import ThreadPoolExecutor    # with the first threaded kernel, not at import
     with _LOCK:
         if _POOL["pool"] is None or _POOL["size"] < size or _POOL["pid"] != os.getpid():
+            if _POOL["pool"] is not None and _POOL["pid"] == os.getpid():
+                _POOL["pool"].shutdown(wait=False)      # a larger budget: its idle threads end
             _POOL["pool"] = ThreadPoolExecutor(max_workers=size, thread_name_prefix="mscustom-batch")
             _POOL["size"], _POOL["pid"] = size, os.getpid()
         return _POOL["pool"]

@@ -41,6 +41,7 @@ Compiled on first use and kept in Numba's disk cache.
 
 import numpy as np
 
+from .. import _loop_loader
 from ..graph_mode.loops import FLOATS, fits  # noqa: F401  (the loops' dtypes and operand check, shared)
 
 __all__ = ["get", "fits"]
@@ -478,10 +479,5 @@ def get(name):
             _LOOPS["_plane_add"] = globals()["_plane_add"] = numba.njit(inline="always")(_plane_add_py)
             for r in _REDUCERS:
                 _LOOPS[r] = globals()[r] = numba.njit(fastmath=_REDUCE_FASTMATH, nogil=True)(_REDUCER_PY[r])
-        src = _FNS[name]
-        try:
-            fn = numba.njit(nogil=True, cache=True)(src)
-        except Exception:       # no writable cache location: compile in memory only
-            fn = numba.njit(nogil=True)(src)
-        _LOOPS[name] = fn
+        fn = _LOOPS[name] = _loop_loader.njit(_FNS[name])
     return fn

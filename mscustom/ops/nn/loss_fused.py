@@ -260,12 +260,7 @@ def _grad_rows_only(labels, s, p, k, one):
 
 
 def _compile_rows():
-    import numba
-    fns = (_shift_rows, _finish_rows, _loss_rows_only, _grad_rows_only)
-    try:
-        return tuple(numba.njit(nogil=True, cache=True)(f) for f in fns)
-    except Exception:       # no writable cache location: compile in memory only
-        return tuple(numba.njit(nogil=True)(f) for f in fns)
+    return tuple(_loop_loader.njit(f) for f in (_shift_rows, _finish_rows, _loss_rows_only, _grad_rows_only))
 
 
 def _row_loops():

@@ -217,11 +217,7 @@ _FNS = {"lstm_in": _lstm_in, "lstm_cell": _lstm_cell, "lstm_out": _lstm_out, "ls
 def _compile():
     # error_model="numpy": a float division by zero gives inf as in NumPy (Python's model would test each
     # divisor to raise ZeroDivisionError, and that test keeps the compiler from vectorising the loop)
-    import numba
-    try:
-        return {name: numba.njit(nogil=True, cache=True, error_model="numpy")(fn) for name, fn in _FNS.items()}
-    except Exception:       # no writable cache location: compile in memory only
-        return {name: numba.njit(nogil=True, error_model="numpy")(fn) for name, fn in _FNS.items()}
+    return {name: _loop_loader.njit(fn, error_model="numpy") for name, fn in _FNS.items()}
 
 
 def get():
@@ -276,10 +272,4 @@ def ready():
 
 def fits(*arrays):
     """True when every array is C-contiguous with the first one's dtype, one the loops take (float32)."""
-    dt = arrays[0].dtype
-    if dt not in FLOATS:
-        return False
-    for a in arrays:
-        if a.dtype != dt or not a.flags.c_contiguous:
-            return False
-    return True
+    return _loop_loader.fits(arrays, FLOATS)
