@@ -7,7 +7,9 @@ Numba and the convolutions' batch split follow it), alternating 1 and 2
 threads so that a neighbour's burst hits both; times are wall time (CPU time
 would add the threads up), the fastest batch of each alternation. A busy
 machine shows up as alternations that disagree: each one is printed. Each case
-runs in a process of its own.
+runs in a process of its own, which imports mscustom before NumPy (as
+``mscustom/_threads.py`` recommends: OpenBLAS's workers then stop spinning
+a few microseconds after a product instead of 0.1 s).
 
     .venv/bin/python bench/threads_bench.py [gelu] [resnet] [transformer]
 """
@@ -16,13 +18,12 @@ import math
 import os
 import sys
 
+import mscustom as ms   # before NumPy: OpenBLAS's workers then stop spinning soon (mscustom/_threads.py)
+from mscustom import ops
 import numba
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import mscustom as ms  # noqa: E402
-from mscustom import ops  # noqa: E402
 
 import gelu_bench as gb  # noqa: E402
 from timing import best_seconds  # noqa: E402

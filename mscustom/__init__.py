@@ -5,6 +5,16 @@ grad / value_and_grad, optimizers, and ``ops.Custom`` for pyfunc, Numba-jit
 and ahead-of-time compiled C/C++/CUDA kernels, all served by one operator core.
 """
 
+import os as _os
+import sys as _sys
+
+# Before NumPy loads OpenBLAS (it reads the variable then): its workers stop spinning a few
+# microseconds after a threaded product instead of 0.1 s, so they leave the cores to the parallel
+# kernels that follow (mscustom/_threads.py). A value already set is kept.
+if "numpy" not in _sys.modules and "OPENBLAS_THREAD_TIMEOUT" not in _os.environ:
+    _os.environ["OPENBLAS_THREAD_TIMEOUT"] = "14"
+del _os, _sys
+
 from .dtype import (DType, float16, float32, float64, int8, int16, int32, int64, uint8, uint16,
                     uint32, uint64, bool_)
 from .tensor import Tensor, Parameter, ParameterTuple

@@ -21,6 +21,20 @@ in the thread that sets the budget and in each thread that binds a jit kernel
 (``apply_to_numba``); Numba's pool itself has ``NUMBA_NUM_THREADS`` threads
 (set before Numba starts, e.g. by ``msrun``), which caps the budget there.
 
+Spinning workers. After a threaded product OpenBLAS's workers spin, by default
+for 2**28 cycles (about 0.1 s), waiting for the next one; on a small machine
+they spin against the worker threads of Numba's parallel kernels and of the
+convolutions' batch split, which then finish last: a parallel elementwise
+kernel over 2**19 values right after a product took 4.6 ms with two threads
+against 3.6 ms with one (1.8 ms once OpenBLAS's workers stopped spinning), and
+the Transformer layer's step was slower with two threads than with one.
+Importing ``mscustom`` makes ``OPENBLAS_THREAD_TIMEOUT=14`` (2**14 cycles, a
+few microseconds: enough for products called back to back) the default where
+OpenBLAS is not loaded yet --
+it reads the variable when it loads, with NumPy. A program that imports NumPy
+first keeps OpenBLAS's own default: set the variable yourself (or import
+``mscustom`` first). A value already set is never changed.
+
 Example::
 
     import mscustom as ms

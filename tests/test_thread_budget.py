@@ -105,3 +105,30 @@ def test_bad_runtime_num_threads_is_refused(bad):
     import mscustom as ms
     with pytest.raises(ValueError, match="runtime_num_threads"):
         ms.set_context(runtime_num_threads=bad)
+
+
+SPIN = """
+    import json, os, sys
+    {first}
+    import mscustom
+    print(json.dumps(os.environ.get("OPENBLAS_THREAD_TIMEOUT")))
+"""
+
+
+def _spin(first="", **env):
+    full = dict(os.environ)
+    full.pop("OPENBLAS_THREAD_TIMEOUT", None)
+    full.update(env)
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(SPIN.format(first=first))], cwd=REPO, env=full,
+                          capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_import_makes_openblas_workers_stop_spinning_soon_where_numpy_is_not_loaded():
+    assert _spin() == "14"
+
+
+def test_openblas_already_loaded_or_a_value_set_is_left_alone():
+    assert _spin(first="import numpy") is None            # too late: OpenBLAS read it when NumPy loaded
+    assert _spin(OPENBLAS_THREAD_TIMEOUT="28") == "28"     # the user's own value

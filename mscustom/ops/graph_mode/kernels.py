@@ -38,6 +38,7 @@ import numpy as np
 
 from ..._core.calls import IN, IN_T, OUT
 from ..._core.registry import get_op
+from .. import _products
 from . import fusion_exprs as _fusion_exprs, loops as _loops
 from ..nn import activation as _activation, cnn_loops as _cnn_loops, conv as _conv, loss_fused as _loss_fused
 from ..nn import pool as _pool
@@ -46,7 +47,7 @@ __all__ = ["install"]
 
 _UFUNCS = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide, "neg": np.negative,
-    "square": np.square, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "matmul": np.matmul,
+    "square": np.square, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "matmul": _products.matmul,
     "maximum": np.maximum, "minimum": np.minimum, "tanh": np.tanh, "accumulate": np.add,
     "equal": np.equal, "greater": np.greater, "less": np.less, "greater_equal": np.greater_equal,
     "less_equal": np.less_equal, "not_equal": np.not_equal,
@@ -168,7 +169,7 @@ def _matmul_calls(attrs, ins, outs):
     ta, tb = attrs.get("transpose_a"), attrs.get("transpose_b")
     if (ta and ins[0].ndim != 2) or (tb and ins[1].ndim != 2):
         return None                     # swapaxes of N-D operands: the kernel's own call
-    return [(np.matmul, (IN_T(0) if ta else IN(0), IN_T(1) if tb else IN(1)), {"out": OUT(0)})]
+    return [(_products.matmul, (IN_T(0) if ta else IN(0), IN_T(1) if tb else IN(1)), {"out": OUT(0)})]
 
 
 @_as_calls(_matmul_calls)
@@ -179,13 +180,13 @@ def _matmul_into(attrs, ins, outs):
         x = np.swapaxes(x, -1, -2)
     if attrs.get("transpose_b"):
         y = np.swapaxes(y, -1, -2)
-    np.matmul(x, y, out=outs[0])
+    _products.matmul(x, y, out=outs[0])
 
 
 def _dense_calls(attrs, ins, outs):
     if ins[1].ndim != 2 or not _loops.rows_never(outs[0], ins[2]):
         return None
-    calls = [(np.matmul, (IN(0), IN_T(1)), {"out": OUT(0)}), (np.add, (OUT(0), IN(2)), {"out": OUT(0)})]
+    calls = [(_products.matmul, (IN(0), IN_T(1)), {"out": OUT(0)}), (np.add, (OUT(0), IN(2)), {"out": OUT(0)})]
     if len(outs) == 2:                  # with the ReLU of _dense_relu_into
         calls.append((np.maximum, (OUT(0), _relu_zero(outs[1])), {"out": OUT(1)}))
     return calls
@@ -195,7 +196,7 @@ def _dense_calls(attrs, ins, outs):
 def _dense_into(attrs, ins, outs):
     x, w, b = ins
     o = outs[0]
-    np.matmul(x, w.T, out=o)
+    _products.matmul(x, w.T, out=o)
     if _loops.rows_fit(o, b) and _loops.ready():
         _loops.get()[0](o, b)     # o += b in one pass (NumPy's broadcast add goes row by row)
     else:
@@ -207,7 +208,7 @@ def _dense_relu_into(attrs, ins, outs):
     """``dense`` and the ``relu`` of its output: ``o = x @ w.T + b``, ``a = maximum(o, 0)``."""
     x, w, b = ins
     o, a = outs
-    np.matmul(x, w.T, out=o)
+    _products.matmul(x, w.T, out=o)
     if _loops.rows_fit(o, b, a) and _loops.ready():
         _loops.get()[1](o, b, a)
     else:

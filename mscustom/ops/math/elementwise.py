@@ -12,6 +12,7 @@ from ..._core.dispatch import PROFILER as _PROFILER, TIMING as _TIMING, call, wr
 from ..._core.tape import STATE as _STATE
 from ...tensor import Tensor
 from ..._core.functions import functions as F  # the published functional ops, looked up at call time
+from .. import _products
 from .._builtin import (NOATTR, functional, broadcast_shape, compare_type, defop, float_only, is_float, no_grad,
                        numeric_only, numeric_promote, pair_named, promote_types, result_dtype,
                        same_shape, unary)
@@ -300,7 +301,7 @@ def _matmul_compute(attrs, ins):
             x = _swap(x)
         if attrs.get("transpose_b"):
             y = _swap(y)
-    return np.matmul(x, y)
+    return _products.matmul(x, y)
 
 
 def _matmul_shape(attrs, shapes):

@@ -11,6 +11,7 @@ from ... import dtype as _dt
 from ..._core.dispatch import call
 from ...tensor import Tensor
 from ..._core.functions import functions as F  # the published functional ops, looked up at call time
+from .. import _products
 from ..graph_mode import loops as _loops
 from .._builtin import (NOATTR, axis_attr, defop, float_only, functional, insert_axis, no_grad, normalize_axis,
                        numeric_only, result_dtype, same_shape, same_type, tensor_arg, unary)
@@ -225,7 +226,7 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
 # and its backward one gradient (dx, dW with transpose flags, db as one reduction) instead of two.
 def _dense_compute(attrs, ins):
     x, w, b = ins
-    y = np.matmul(x, w.T)
+    y = _products.matmul(x, w.T)
     if _loops.rows_fit(y, b) and _loops.ready():
         _loops.get()[0](y, b)     # y += b in one pass (NumPy's broadcast add goes row by row)
     else:

@@ -54,6 +54,7 @@ from ... import dtype as _dt
 from ... import extend as _extend
 from ..._core.dispatch import call
 from ...tensor import Tensor
+from .. import _products
 from .._builtin import tensor_arg
 
 __all__ = ["scaled_dot_product_attention", "attention"]
@@ -133,9 +134,9 @@ def _product_shape(a, b):
 def _store(dst, a, b, add=False):
     """``dst = a @ b`` (``+=`` when ``add``), summed over the batch dimensions ``dst`` broadcasts along."""
     if not add and _product_shape(a, b) == dst.shape:
-        np.matmul(a, b, out=dst)
+        _products.matmul(a, b, out=dst)
         return
-    r = _reduce_to(np.matmul(a, b), dst.shape)
+    r = _reduce_to(_products.matmul(a, b), dst.shape)
     if add:
         dst += r
     else:
@@ -144,7 +145,7 @@ def _store(dst, a, b, add=False):
 
 def _probs_into(attrs, q, k, masks, s):
     """``s`` = the softmax of the scaled, masked scores (batch + (L, S))."""
-    np.matmul(q, _swap(k), out=s)
+    _products.matmul(q, _swap(k), out=s)
     s *= s.dtype.type(attrs["scale"])
     if not masks:
         s -= np.max(s, axis=-1, keepdims=True)
@@ -173,7 +174,7 @@ def _attention_into(attrs, ins, req, outs):
     q, k, v = _qkv(attrs, ins[:n])
     out, p = outs
     _probs_into(attrs, q, k, _mask_views(attrs, ins[n:]), p)
-    np.matmul(p, v, out=_heads_of(attrs, out))
+    _products.matmul(p, v, out=_heads_of(attrs, out))
 
 
 def _dropout_into(attrs, ins, req, outs):
@@ -189,7 +190,7 @@ def _dropout_into(attrs, ins, req, outs):
     np.less(draw, keep, out=kept)
     np.multiply(p, kept, out=w)
     w *= w.dtype.type(1.0 / keep)
-    np.matmul(w, v, out=_heads_of(attrs, out))
+    _products.matmul(w, v, out=_heads_of(attrs, out))
 
 
 def _regions(attrs, srcs):

@@ -43,39 +43,7 @@ from . import _batch_threads
 from .._builtin import defop, tensor_arg
 
 _window_view = np.lib.stride_tricks.sliding_window_view
-_BLAS = {"libs": None}
-
-
-@contextlib.contextmanager
-def _one_blas_thread():
-    """A context running BLAS on one thread, for the filter gradient's product.
-
-    That product has a tiny output (O x C*kH*kW) and a huge inner dimension
-    (N*oH*oW). Threaded OpenBLAS gains little on it, and on a machine whose
-    cores are busy with other processes its threads wait for each other at
-    every barrier: measured here 100-400 ms instead of 0.5 ms for a
-    (6 x 36864) @ (36864 x 25) product, about a tenth of the calls. One thread
-    costs at most about 2x on an idle machine and never stalls.
-
-    The BLAS libraries' own thread setters are called directly (about a
-    microsecond each): threadpoolctl's ``limit`` context re-reads every
-    library's info on entry and exit, about 0.3 ms per product.
-    """
-    libs = _BLAS["libs"]
-    if libs is None:
-        from threadpoolctl import ThreadpoolController      # imported on the first product, not at import
-        libs = _BLAS["libs"] = ThreadpoolController().select(user_api="blas").lib_controllers
-    saved = [lib.get_num_threads() for lib in libs]
-    if all(n == 1 for n in saved):
-        yield
-        return
-    for lib in libs:
-        lib.set_num_threads(1)
-    try:
-        yield
-    finally:
-        for lib, n in zip(libs, saved):
-            lib.set_num_threads(n)
+_one_blas_thread = _batch_threads.one_blas_thread
 
 
 # ================================================================== argument helpers
