@@ -129,7 +129,8 @@ def bench_gelu(report, rounds=7):
                 peers.append(got)
     gb = {k: (fb_bytes if k.startswith("fwd_bwd") else fwd_bytes) / t / 1e9 for k, t in best.items()}
     copy = gb["copy"]
-    jax_fwd = max((p["jax_fwd"] for p in peers), default=None)
+    # jax's better case: its fastest call, where its allocator reused the output's pages (peer_gelu.py)
+    jax_fwd = max((max(p["jax_fwd"], p.get("jax_fwd_call", 0.0)) for p in peers), default=None)
     jax_fb = max((p["jax_fwd_bwd"] for p in peers), default=None)
     report("GELU fwd jit math.tanh, float32, (4096,1024)", gb["fwd"], "GB/s", "np.copyto 1 thread", copy,
            f">= jax.jit 1 thread ({jax_fwd:.3g})" if jax_fwd else ">= jax.jit (MSCUSTOM_PEER_PYTHON)",
