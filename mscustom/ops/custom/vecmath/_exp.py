@@ -13,7 +13,7 @@ constants below are per type (keyed by bit width).
 
 from ._df import fast_two_sum, two_sum
 from ._poly import horner
-from ._trace import copysign, fabs, floor, fma, mad, pow2, rint, select
+from ._trace import copysign, fabs, floor, fma, mad, pow2, rint, select, with_sign_of
 
 __all__ = ["exp", "expm1", "sigmoid", "tanh", "reduce", "expm1_poly", "exp_dw"]
 
@@ -38,6 +38,11 @@ Q_TANH = {
          0.00009155997169383055064637, -0.00003016746192523717336862, 0.00000602570283812425729135),
 }
 TANH_SPLIT = 0.625
+# float32 tanh above TANH_SPLIT: e**(2r) = E(r) on |r| <= ln2/4 (2|x| = k ln2 + 2r), degree 6, relative
+# error 2^-29.0 (fit "tanh_exp_f32")
+E_TANH32 = (1.0, 2.0000000730777754036, 1.9999996812714713978, 1.3333135353597183348, 0.6666917109380679589,
+            0.26799674419938549236, 0.088555100763929201812)
+HALF_LN2 = 0.34657359027997264
 # the same fit one degree higher for float32 (2^-30.8), where the result keeps expm1(r) in two words
 # (exp, expm1, sigmoid, pow): there the polynomial's error would be most of what is left
 P_EM1 = {
@@ -162,6 +167,8 @@ def tanh(x):
     """Hyperbolic tangent: ``x + x**3 * Q(x*x)`` below 0.625, ``1 - 2 / (e**2|x| + 1)`` above (the sum
     ``e**2|x| + 1 = 2**k * (1 + p) + 1`` formed in one fma, unrounded ``e**2|x|``), then the sign of x."""
     bits = x.t.bits
+    if bits == 32:
+        return _tanh32(x)
     lim = LIMITS[bits]
     a = fabs(x)
     ac = select(a > lim["big_tanh"], lim["big_tanh"], a)  # tanh rounds to 1 above; NaN passes through
@@ -171,3 +178,20 @@ def tanh(x):
     u = x * x
     small = mad(x * u, horner(Q_TANH[bits], u), x)
     return copysign(select(a < TANH_SPLIT, small, big), x)   # copysign: -0.0 stays -0.0
+
+
+def _tanh32(x):
+    """float32 ``tanh`` in fewer operations (a jit kernel calling it is bound by their count): above
+    0.625, ``e**2|x| + 1 = 2**k E(r) + 1`` in one fma, ``r = |x| - k ln2/2`` from one fma with a
+    float32 ``ln2/2`` (its error, ``k`` times 2^-26 relative at most, is scaled down by ``2 / (e**2|x| +
+    1)`` in the result) and ``E(r) = e**2r`` one polynomial; below, ``|x| + |x|**3 Q(x*x)``; both are
+    >= 0, so the sign of ``x`` is or-ed in."""
+    lim = LIMITS[32]
+    a = fabs(x)
+    ac = select(a > lim["big_tanh"], lim["big_tanh"], a)  # tanh rounds to 1 above; NaN passes through
+    k = rint(ac * (2.0 * LOG2E))
+    r = fma(k, -HALF_LN2, ac)
+    big = 1.0 - 2.0 / fma(pow2(k), horner(E_TANH32, r), 1.0)
+    u = a * a
+    small = mad(a * u, horner(Q_TANH[32], u), a)
+    return with_sign_of(select(a < TANH_SPLIT, small, big), x)   # -0.0 stays -0.0, NaN stays NaN

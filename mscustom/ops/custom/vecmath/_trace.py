@@ -28,7 +28,7 @@ from numba.core import cgutils
 
 from ...._numba_private.intrinsics import intrinsic
 
-__all__ = ["V", "Ty", "vector", "select", "fma", "mad", "rint", "floor", "fabs", "copysign", "sqrt", "pow2",
+__all__ = ["V", "Ty", "vector", "select", "fma", "mad", "rint", "floor", "fabs", "copysign", "with_sign_of", "sqrt", "pow2",
            "scale2", "split_exp", "exponent_mantissa", "lookup", "int_to_float"]
 
 
@@ -223,6 +223,13 @@ def fabs(x):
 def copysign(x, y):
     """``|x|`` with the sign of ``y``."""
     return _intr(x, "copysign", y)
+
+
+def with_sign_of(x, y):
+    """``x``, whose sign bit is clear (a result known to be >= 0 or NaN), with the sign of ``y``: one
+    and, one or (``copysign`` also clears ``x``'s sign bit: one more)."""
+    sign = bits(y) & (1 << (y.t.bits - 1))
+    return from_bits(bits(x) | sign)
 
 
 def sqrt(x):

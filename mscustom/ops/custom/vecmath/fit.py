@@ -117,6 +117,8 @@ def _fits():
         "expm1_f64": lambda: remez(expm1_g, -half_ln2, half_ln2, 10, weight=lambda r: abs(r) * 1.2 + mp.mpf("1e-30")),
         "tanh_f32": lambda: remez(tanh_g, 0, mp.mpf(0.625) ** 2, 4, weight=tanh_w),
         "tanh_f64": lambda: remez(tanh_g, 0, mp.mpf(0.625) ** 2, 11, weight=tanh_w),
+        "tanh_exp_f32": lambda: remez(lambda r: mp.exp(2 * r), -mp.log(2) / 4 * mp.mpf("1.001"),
+                                      mp.log(2) / 4 * mp.mpf("1.001"), 6, weight=lambda r: 1 / mp.exp(2 * r)),
         "log_f32": lambda: remez(log_r, 0, zmax, [1, 2, 3]),
         "log_f64": lambda: remez(log_r, 0, zmax, list(range(1, 8))),
         "pow_f32": lambda: remez(pow_h, 0, mp.mpf("0.03134"), 3, weight=lambda z: 1 / pow_h(z)),
@@ -135,7 +137,7 @@ def _fits():
     }
 
 
-FITS = ("expm1_f32", "expm1_f64", "tanh_f32", "tanh_f64", "log_f32", "log_f64", "pow_f32", "pow_f64",
+FITS = ("expm1_f32", "expm1_f64", "tanh_f32", "tanh_f64", "tanh_exp_f32", "log_f32", "log_f64", "pow_f32", "pow_f64",
         "erf_p_f32", "erf_p_f64", "erf_q_f32_1", "erf_q_f32_2", "erf_q_f64_1", "erf_q_f64_2", "erf_q_f64_3",
         "sin_f32", "sin_f64", "cos_f32", "cos_f64")
 
