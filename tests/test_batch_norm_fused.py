@@ -122,3 +122,77 @@ def test_loops_match_float64_sums_of_numpy():
             expect = gamma[:, None] / np.sqrt(var.astype(np.float64) + eps)[:, None] * (
                 d64 - d64.mean((0, 2))[:, None] - xhat * (d64 * xhat).mean((0, 2))[:, None])
             np.testing.assert_allclose(dx, expect, rtol=tol * 100, atol=tol * 100)
+
+
+def test_batchnorm_then_relu_is_one_kernel_in_replays_with_the_eager_values():
+    """conv -> BatchNorm2d -> ReLU training steps: graph replays run BatchNorm and the ReLU of its output
+    as one kernel (a "chain" step) and give the eager losses, parameters and moving statistics bit for bit."""
+    rng = np.random.default_rng(5)
+    x = ms.Tensor(rng.standard_normal((6, 2, 9, 9)).astype(np.float32))
+    y = ms.Tensor(rng.integers(0, 3, 6).astype(np.int32))
+
+    def net():
+        return nn.SequentialCell(nn.Conv2d(2, 4, 3, pad_mode="pad", padding=1, has_bias=False), nn.BatchNorm2d(4),
+                                 nn.ReLU(), nn.Conv2d(4, 4, 3, pad_mode="same", has_bias=False), nn.BatchNorm2d(4),
+                                 nn.ReLU(), nn.Flatten(), nn.Dense(4 * 81, 3))
+    steps, nets = [], []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        n = net()
+        if nets:
+            for p, q in zip(n.get_parameters(), nets[0].get_parameters()):
+                p.set_data(ms.Tensor(q.asnumpy().copy()))
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        step = nn.TrainOneStepCell(nn.WithLossCell(n, loss), nn.Momentum(n.trainable_params(), 0.05, 0.9))
+        step.set_train()
+        steps.append(step)
+        nets.append(n)
+    try:
+        for _ in range(4):
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+            le = steps[0](x, y).asnumpy()
+            ms.set_context(mode=ms.GRAPH_MODE)
+            lg = steps[1](x, y).asnumpy()
+            np.testing.assert_array_equal(lg, le)
+        for p, q in zip(nets[0].get_parameters(), nets[1].get_parameters()):
+            np.testing.assert_array_equal(p.asnumpy(), q.asnumpy(), err_msg=p.name)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    (variants,) = steps[1].__dict__["_graph_fn"].records.values()
+    rec = variants[0]
+    chained = [st for st in rec.steps if st.kind == "kernel" and st.mode == "chain"
+               and st.op.name == "batch_norm_train"]
+    assert len(chained) == 2 and all(len(st.outs) == 4 for st in chained)     # y, mean, var and relu(y)
+
+
+def test_an_effect_on_the_normalized_values_keeps_batchnorm_and_relu_apart():
+    """An in-place effect on BatchNorm's output between it and the ReLU: the ReLU must see the changed
+    values, so the replay does not compute it early (and gives the eager values)."""
+    from mscustom._core import capture
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.bn = nn.BatchNorm2d(3)
+            self.relu = nn.ReLU()
+
+        def construct(self, x):
+            y = self.bn(x)
+            capture.effect(lambda a: np.negative(a, out=a), y)      # flips the signs in place
+            return self.relu(y)
+
+    rng = np.random.default_rng(6)
+    x = ms.Tensor(rng.standard_normal((4, 3, 5, 5)).astype(np.float32))
+    outs = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            net = Net()
+            net.set_train(True)
+            f = net if mode == ms.PYNATIVE_MODE else ms.jit(net.construct)
+            outs.append([f(x).asnumpy() for _ in range(3)])
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+    for a, b in zip(*outs):
+        np.testing.assert_array_equal(a, b)
+    assert (outs[1][-1] > 0).any() and (outs[1][-1] == 0).any()

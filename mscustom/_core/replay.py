@@ -346,8 +346,10 @@ class Record:
         and the recorded first output, whether ``fn`` computes the consumer.
         Values are never overwritten between the two calls (every kernel
         output is a new value), so computing the consumer early is exact; its
-        other inputs must already exist, and no effect or host op may run in
-        between (it could change one of them in place).
+        other inputs must already exist. No host op may run in between, nor
+        an effect given the consumer's inputs or memory they share (it could
+        change one of them in place); an effect on other tensors (BatchNorm's
+        moving statistics between it and its ReLU) is passed over.
         """
         producer_index = self._producer_index()
         arrays = self.cap.arrays
@@ -359,10 +361,14 @@ class Record:
             if not rules:
                 continue
             first = st.outs[0]
+            effects = []
             for k in range(j + 1, len(self.steps)):
                 other = self.steps[k]
-                if other.kind in ("effect", "host"):
+                if other.kind == "host":
                     break
+                if other.kind == "effect":
+                    effects.append(other)
+                    continue
                 if other.kind != "kernel" or not other.ins or other.ins[0] != first:
                     continue
                 rule = rules.get(other.op.name)
@@ -373,9 +379,23 @@ class Record:
                 if any(producer_index.get(s, -1) >= j for s in extra) \
                         or (accept is not None and not accept(st.attrs, other.attrs, arrays[first])):
                     continue
+                if not self._effects_spare(effects, other.ins):
+                    break
                 self._absorb(st, other, "chain", fn, extra, dropped)
                 break
         self._drop(dropped)
+
+    def _effects_spare(self, effects, values):
+        """Whether none of ``effects`` is given one of ``values`` or an array that may share its memory."""
+        arrays = self.cap.arrays
+        for e in effects:
+            for s in e.ins:
+                if s in values:
+                    return False
+                a = arrays[s]
+                if any(np.may_share_memory(a, arrays[v]) for v in values):
+                    return False
+        return True
 
     def _producer_index(self):
         """value -> index of the step that writes it."""

@@ -70,6 +70,23 @@ def _forward_into(attrs, ins, req, outs):
         np.copyto(y, yc)
 
 
+def _forward_relu_into(attrs, ins, outs):
+    """``batch_norm_train`` and the ``relu`` of its output in one kernel (a graph replay's chain, see
+    ``FFuseConsumer`` in ``_core/replay.py``): outputs ``(y, mean, var, relu(y))``, ``y`` kept (relu's
+    gradient reads it), the ReLU written in the normalizing pass."""
+    x, gamma, beta = ins
+    y, mean, var, a = outs
+    if not (y.flags.c_contiguous and a.flags.c_contiguous and a.dtype == y.dtype):
+        _forward_into(attrs, ins, None, outs[:3])
+        np.maximum(y, y.dtype.type(0), out=a)
+        return
+    d = x.dtype.type
+    args = (_ncp(x), np.ascontiguousarray(gamma), np.ascontiguousarray(beta), d(attrs["eps"]),
+            y.reshape(y.shape[0], y.shape[1], -1), a.reshape(a.shape[0], a.shape[1], -1), mean, var)
+    loop = _cnn_loops.get("bn_forward_relu")
+    _over_channels(x, lambda c0, c1: loop(*args, c0, c1))
+
+
 def _backward_into(attrs, ins, req, outs):
     x, gamma, mean, var, dy = ins
     dx, dgamma, dbeta = outs
@@ -127,6 +144,9 @@ def _defop(name, n_in, kernel, shape, doc):
 _FORWARD = _defop(_NAME, 3, _forward_into, _forward_shape,
                   "BatchNorm in training mode over (N, C, ...); outputs (y, batch mean, biased batch variance)")
 _extend.def_gradient(_FORWARD, _gradient)
+# graph replays: written into the record's buffers, and a ReLU reading y computed in the same pass
+_FORWARD.attrs["FComputeInto"] = lambda attrs, ins, outs: _forward_into(attrs, ins, None, outs)
+_FORWARD.attrs["FFuseConsumer"] = {"relu": (None, _forward_relu_into)}
 _BACKWARD = _defop(_NAME + "_grad", 5, _backward_into, _backward_shape,
                    "the gradient of batch_norm_train: (dx, dgamma, dbeta)")
 

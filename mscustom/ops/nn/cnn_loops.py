@@ -430,6 +430,36 @@ def _bn_forward(x, gamma, beta, eps, y, mean, var, c0, c1):
                 out[_U(q)] = (row[_U(q)] - mu) * k + bt
 
 
+def _bn_forward_relu(x, gamma, beta, eps, y, a, mean, var, c0, c1):
+    """``_bn_forward`` that also writes ``a = maximum(y, 0)`` in its last pass (a BatchNorm followed by
+    a ReLU in a graph replay); ``a`` as ``_bias_relu`` writes it."""
+    n, c, p = x.shape
+    m = n * p
+    for ch in range(c0, c1):
+        s = 0.0
+        for b in range(n):
+            s += _row_sum(x[b, ch])
+        mean[ch] = s / m
+        mu = mean[ch]
+        v = 0.0
+        for b in range(n):
+            v += _row_sq_dev(x[b, ch], mu)
+        var[ch] = v / m
+        k = gamma[ch] / np.sqrt(var[ch] + eps)
+        bt = beta[ch]
+        for b in range(n):
+            row = x[b, ch]
+            out = y[b, ch]
+            act = a[b, ch]
+            for q in range(p):
+                val = (row[_U(q)] - mu) * k + bt
+                out[_U(q)] = val
+                if val > 0 or val != val:
+                    act[_U(q)] = val
+                else:
+                    act[_U(q)] = 0
+
+
 def _bn_backward(x, gamma, mean, var, dy, eps, dx, dgamma, dbeta, c0, c1):
     """BatchNorm's training backward, channel by channel: ``dbeta = sum(dy)``,
     ``dgamma = sum(dy * xhat)`` (float64 sums), then
@@ -465,7 +495,8 @@ _FNS = {"im2col": _im2col, "col2im": _col2im, "im2col_batch": _im2col_batch,
         "to_channels_major": _to_channels_major,
         "max_pool": _max_pool, "max_pool_scatter": _max_pool_scatter,
         "max_pool_gather": _max_pool_gather, "avg_pool": _avg_pool, "avg_pool_back": _avg_pool_back,
-        "bias_relu": _bias_relu, "bn_forward": _bn_forward, "bn_backward": _bn_backward}
+        "bias_relu": _bias_relu, "bn_forward": _bn_forward, "bn_forward_relu": _bn_forward_relu,
+        "bn_backward": _bn_backward}
 
 
 def get(name):
