@@ -30,10 +30,10 @@ against 3.6 ms with one (1.8 ms once OpenBLAS's workers stopped spinning), and
 the Transformer layer's step was slower with two threads than with one.
 Importing ``mscustom`` makes ``OPENBLAS_THREAD_TIMEOUT=14`` (2**14 cycles, a
 few microseconds: enough for products called back to back) the default where
-OpenBLAS is not loaded yet --
-it reads the variable when it loads, with NumPy. A program that imports NumPy
-first keeps OpenBLAS's own default: set the variable yourself (or import
-``mscustom`` first). A value already set is never changed.
+OpenBLAS is not loaded yet -- it reads the variable when it loads, with NumPy.
+A program that imports NumPy first keeps OpenBLAS's own default: set the
+variable yourself (or import ``mscustom`` first). A value already set is never
+changed.
 
 Example::
 

@@ -10,6 +10,8 @@ from mscustom.ops.nn import batch_norm as B
 from mscustom.ops.nn import norm as N
 from mscustom.testing import check_grad
 
+from _graph_pairs import run_pair, step_pair, the_record
+
 T = ms.Tensor
 
 
@@ -135,32 +137,12 @@ def test_batchnorm_then_relu_is_one_kernel_in_replays_with_the_eager_values():
         return nn.SequentialCell(nn.Conv2d(2, 4, 3, pad_mode="pad", padding=1, has_bias=False), nn.BatchNorm2d(4),
                                  nn.ReLU(), nn.Conv2d(4, 4, 3, pad_mode="same", has_bias=False), nn.BatchNorm2d(4),
                                  nn.ReLU(), nn.Flatten(), nn.Dense(4 * 81, 3))
-    steps, nets = [], []
-    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
-        ms.set_context(mode=mode)
-        n = net()
-        if nets:
-            for p, q in zip(n.get_parameters(), nets[0].get_parameters()):
-                p.set_data(ms.Tensor(q.asnumpy().copy()))
-        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-        step = nn.TrainOneStepCell(nn.WithLossCell(n, loss), nn.Momentum(n.trainable_params(), 0.05, 0.9))
-        step.set_train()
-        steps.append(step)
-        nets.append(n)
-    try:
-        for _ in range(4):
-            ms.set_context(mode=ms.PYNATIVE_MODE)
-            le = steps[0](x, y).asnumpy()
-            ms.set_context(mode=ms.GRAPH_MODE)
-            lg = steps[1](x, y).asnumpy()
-            np.testing.assert_array_equal(lg, le)
-        for p, q in zip(nets[0].get_parameters(), nets[1].get_parameters()):
-            np.testing.assert_array_equal(p.asnumpy(), q.asnumpy(), err_msg=p.name)
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
-    (variants,) = steps[1].__dict__["_graph_fn"].records.values()
-    rec = variants[0]
-    chained = [st for st in rec.steps if st.kind == "kernel" and st.mode == "chain"
+
+    def every(n):
+        return n.get_parameters()
+    steps, nets = step_pair(net, lambda params: nn.Momentum(params, 0.05, 0.9), params=every)
+    run_pair(steps, nets, x, y, 4, params=every)
+    chained = [st for st in the_record(steps[1]).steps if st.kind == "kernel" and st.mode == "chain"
                and st.op.name == "batch_norm_train"]
     assert len(chained) == 2 and all(len(st.outs) == 4 for st in chained)     # y, mean, var and relu(y)
 

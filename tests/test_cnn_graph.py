@@ -9,6 +9,8 @@ from mscustom._core.registry import get_op
 from mscustom.ops.nn import conv as C
 from mscustom.ops.nn import pool as P
 
+from _graph_pairs import run_pair, step_pair, the_record
+
 ATTRS = {"stride": (2, 1), "pad": (1, 0, 1, 1), "dilation": (1, 2), "groups": 2}
 
 
@@ -87,31 +89,9 @@ def test_cnn_training_step_replays_with_the_eager_values():
     rng = np.random.default_rng(4)
     x = ms.Tensor(rng.standard_normal((5, 1, 14, 14)).astype(np.float32))
     y = ms.Tensor(rng.integers(0, 3, 5).astype(np.int32))
-    steps, nets = [], []
-    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
-        ms.set_context(mode=mode)
-        net = _lenet()
-        if nets:
-            for p, q in zip(net.trainable_params(), nets[0].trainable_params()):
-                p.set_data(ms.Tensor(q.asnumpy().copy()))
-        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), 0.1))
-        step.set_train()
-        steps.append(step)
-        nets.append(net)
-    try:
-        for _ in range(3):
-            ms.set_context(mode=ms.PYNATIVE_MODE)
-            le = steps[0](x, y).asnumpy()
-            ms.set_context(mode=ms.GRAPH_MODE)
-            lg = steps[1](x, y).asnumpy()
-            np.testing.assert_array_equal(lg, le)
-        for p, q in zip(nets[0].trainable_params(), nets[1].trainable_params()):
-            np.testing.assert_array_equal(p.asnumpy(), q.asnumpy())
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
-    (variants,) = steps[1].__dict__["_graph_fn"].records.values()     # the step's one record
-    assert variants[0].describe()["modes"]["chain"] >= 2                # conv+bias+ReLU, twice
+    steps, nets = step_pair(_lenet, lambda params: nn.SGD(params, 0.1))
+    run_pair(steps, nets, x, y, 3)
+    assert the_record(steps[1]).describe()["modes"]["chain"] >= 2       # conv+bias+ReLU, twice
 
 
 def test_conv2d_bias_op_checks_and_gradient():

@@ -74,7 +74,6 @@ def _json():
     return json
 
 
-
 # ---------------------------------------------------------------- DataType
 class DataType:
     """(dtype, format) pairs for ``CustomRegOp.dtype_format`` rows, as in MindSpore.
@@ -241,9 +240,10 @@ def _parse_one(item, op_name, k):
     if isinstance(item, CustomRegOp):
         item = item.get_op_info()
     elif isinstance(item, str):
+        json = _json()
         try:
-            item = _json().loads(item)
-        except _json().JSONDecodeError as exc:
+            item = json.loads(item)
+        except json.JSONDecodeError as exc:
             raise ValueError(f"{where} is a string but not valid JSON: {exc}") from None
     if not isinstance(item, dict):
         raise ValueError(f"{where} must be a dict, a JSON string or a CustomRegOp, got {type(item).__name__}")

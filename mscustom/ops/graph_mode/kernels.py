@@ -41,7 +41,7 @@ from ..._core.registry import get_op
 from .. import _products
 from . import fusion_exprs as _fusion_exprs, loops as _loops
 from ..nn import activation as _activation, cnn_loops as _cnn_loops, conv as _conv, loss_fused as _loss_fused
-from ..nn import pool as _pool
+from ..nn import batch_norm as _batch_norm, pool as _pool
 
 __all__ = ["install"]
 
@@ -326,6 +326,7 @@ _INTO = {
     "sparse_softmax_cross_entropy_grad": _sparse_ce_grad_into, "dense": _dense_into,
     "conv2d": _conv2d_into, "conv2d_bias": _conv.conv2d_bias_into, "max_pool2d": _max_pool_into,
     "max_pool2d_grad": _max_pool_grad_into, "conv2d_backprop_input": _backprop_input_into,
+    "batch_norm_train": _batch_norm.forward_into,
 }
 
 _VIEWS = {"transpose": _transpose_view}
@@ -334,6 +335,7 @@ _FUSED = {"sparse_softmax_cross_entropy": ("sparse_softmax_cross_entropy_grad", 
 
 _CONSUMERS = {"dense": {"relu": (None, _dense_relu_into)},
               "conv2d_bias": {"relu": (None, _conv2d_bias_relu_into)},
+              "batch_norm_train": {"relu": (None, _batch_norm.forward_into)},      # the ReLU in its last pass
               "relu_grad": {"reduce_sum": (_sums_rows, _relu_grad_sum_into)}}
 
 

@@ -27,9 +27,10 @@ import numpy as np
 from ... import extend as _extend
 from ..._core.dispatch import call
 from . import _batch_threads
+from . import activation as _activation
 from . import cnn_loops as _cnn_loops
 
-__all__ = ["batch_norm_train", "takes"]
+__all__ = ["batch_norm_train", "takes", "forward_into"]
 
 _NAME = "batch_norm_train"
 
@@ -57,34 +58,31 @@ def _over_channels(x, run):
     _batch_threads.over_chunks(ranges, lambda share: [run(c0, c1) for c0, c1 in share], len(ranges))
 
 
-def _forward_into(attrs, ins, req, outs):
+def forward_into(attrs, ins, outs):
+    """The training forward into ``outs = (y, mean, var)``; with a fourth output ``a`` (graph replays
+    chain a ReLU reading ``y`` to this op: ``FFuseConsumer`` in ``_core/replay.py``) also ``a =
+    relu(y)``, written in the normalizing pass (``y`` is kept: relu's gradient reads it)."""
     x, gamma, beta = ins
-    y, mean, var = outs
-    d = x.dtype.type
+    y, mean, var = outs[:3]
+    a = outs[3] if len(outs) > 3 else None
     yc = y if y.flags.c_contiguous else np.empty(y.shape, y.dtype)
-    args = (_ncp(x), np.ascontiguousarray(gamma), np.ascontiguousarray(beta), d(attrs["eps"]),
-            yc.reshape(y.shape[0], y.shape[1], -1), mean, var)
-    loop = _cnn_loops.get("bn_forward")
+    args = [_ncp(x), np.ascontiguousarray(gamma), np.ascontiguousarray(beta), x.dtype.type(attrs["eps"]),
+            yc.reshape(y.shape[0], y.shape[1], -1)]
+    name = "bn_forward"
+    if a is not None and a.flags.c_contiguous and yc is y:
+        args.append(a.reshape(a.shape[0], a.shape[1], -1))
+        name, a = "bn_forward_relu", None           # written by the loop
+    loop = _cnn_loops.get(name)
+    args += [mean, var]
     _over_channels(x, lambda c0, c1: loop(*args, c0, c1))
     if yc is not y:
         np.copyto(y, yc)
+    if a is not None:
+        np.maximum(y, _activation.relu_zero(a.shape, a.dtype), out=a)      # as relu's own kernel
 
 
-def _forward_relu_into(attrs, ins, outs):
-    """``batch_norm_train`` and the ``relu`` of its output in one kernel (a graph replay's chain, see
-    ``FFuseConsumer`` in ``_core/replay.py``): outputs ``(y, mean, var, relu(y))``, ``y`` kept (relu's
-    gradient reads it), the ReLU written in the normalizing pass."""
-    x, gamma, beta = ins
-    y, mean, var, a = outs
-    if not (y.flags.c_contiguous and a.flags.c_contiguous and a.dtype == y.dtype):
-        _forward_into(attrs, ins, None, outs[:3])
-        np.maximum(y, y.dtype.type(0), out=a)
-        return
-    d = x.dtype.type
-    args = (_ncp(x), np.ascontiguousarray(gamma), np.ascontiguousarray(beta), d(attrs["eps"]),
-            y.reshape(y.shape[0], y.shape[1], -1), a.reshape(a.shape[0], a.shape[1], -1), mean, var)
-    loop = _cnn_loops.get("bn_forward_relu")
-    _over_channels(x, lambda c0, c1: loop(*args, c0, c1))
+def _forward_into(attrs, ins, req, outs):
+    forward_into(attrs, ins, outs)
 
 
 def _backward_into(attrs, ins, req, outs):
@@ -144,9 +142,6 @@ def _defop(name, n_in, kernel, shape, doc):
 _FORWARD = _defop(_NAME, 3, _forward_into, _forward_shape,
                   "BatchNorm in training mode over (N, C, ...); outputs (y, batch mean, biased batch variance)")
 _extend.def_gradient(_FORWARD, _gradient)
-# graph replays: written into the record's buffers, and a ReLU reading y computed in the same pass
-_FORWARD.attrs["FComputeInto"] = lambda attrs, ins, outs: _forward_into(attrs, ins, None, outs)
-_FORWARD.attrs["FFuseConsumer"] = {"relu": (None, _forward_relu_into)}
 _BACKWARD = _defop(_NAME + "_grad", 5, _backward_into, _backward_shape,
                    "the gradient of batch_norm_train: (dx, dgamma, dbeta)")
 

@@ -403,24 +403,34 @@ _REDUCERS = ("_row_sum", "_row_sq_dev", "_row_dy_sums")
 _REDUCER_PY = {"_row_sum": _row_sum, "_row_sq_dev": _row_sq_dev, "_row_dy_sums": _row_dy_sums}
 
 
+def _bn_stats(x, ch, mean, var):
+    """Channel ``ch``'s batch mean and biased variance of ``x - mean`` (both summed in float64, row by
+    row) into ``mean[ch]``/``var[ch]``, in ``x``'s dtype; returns ``mean[ch]``."""
+    n, _, p = x.shape
+    m = n * p
+    s = 0.0
+    for b in range(n):
+        s += _row_sum(x[b, ch])
+    mean[ch] = s / m
+    mu = mean[ch]
+    v = 0.0
+    for b in range(n):
+        v += _row_sq_dev(x[b, ch], mu)
+    var[ch] = v / m
+    return mu
+
+
+_bn_stats_py = _bn_stats
+
+
 def _bn_forward(x, gamma, beta, eps, y, mean, var, c0, c1):
     """BatchNorm's training forward over ``x`` (N, C, P), channel by channel (its values stay in cache):
-    the mean, then the biased variance of ``x - mean`` (both summed in float64, row by row), then
-    ``y = (x - mean) * (gamma / sqrt(var + eps)) + beta``; ``mean`` and ``var`` (C,) in ``x``'s dtype.
-    Channels ``c0`` to ``c1`` only: threads share the channels out (each channel's values do not
-    depend on the split)."""
+    the mean and variance (``_bn_stats``), then ``y = (x - mean) * (gamma / sqrt(var + eps)) + beta``;
+    ``mean`` and ``var`` (C,) in ``x``'s dtype. Channels ``c0`` to ``c1`` only: threads share the
+    channels out (each channel's values do not depend on the split)."""
     n, c, p = x.shape
-    m = n * p
     for ch in range(c0, c1):
-        s = 0.0
-        for b in range(n):
-            s += _row_sum(x[b, ch])
-        mean[ch] = s / m
-        mu = mean[ch]
-        v = 0.0
-        for b in range(n):
-            v += _row_sq_dev(x[b, ch], mu)
-        var[ch] = v / m
+        mu = _bn_stats(x, ch, mean, var)
         k = gamma[ch] / np.sqrt(var[ch] + eps)
         bt = beta[ch]
         for b in range(n):
@@ -434,17 +444,8 @@ def _bn_forward_relu(x, gamma, beta, eps, y, a, mean, var, c0, c1):
     """``_bn_forward`` that also writes ``a = maximum(y, 0)`` in its last pass (a BatchNorm followed by
     a ReLU in a graph replay); ``a`` as ``_bias_relu`` writes it."""
     n, c, p = x.shape
-    m = n * p
     for ch in range(c0, c1):
-        s = 0.0
-        for b in range(n):
-            s += _row_sum(x[b, ch])
-        mean[ch] = s / m
-        mu = mean[ch]
-        v = 0.0
-        for b in range(n):
-            v += _row_sq_dev(x[b, ch], mu)
-        var[ch] = v / m
+        mu = _bn_stats(x, ch, mean, var)
         k = gamma[ch] / np.sqrt(var[ch] + eps)
         bt = beta[ch]
         for b in range(n):
@@ -504,11 +505,12 @@ def get(name):
     fn = _LOOPS.get(name)
     if fn is None:
         import numba
-        if not _LOOPS:          # the loops call _span, _plane_rows, _plane_add compiled (resolved from this module's globals)
+        if not _LOOPS:          # the loops call _span, _plane_rows, _plane_add, _bn_stats compiled (from these globals)
             _LOOPS["_span"] = globals()["_span"] = numba.njit(inline="always")(_span_py)
             _LOOPS["_plane_rows"] = globals()["_plane_rows"] = numba.njit(inline="always")(_plane_rows_py)
             _LOOPS["_plane_add"] = globals()["_plane_add"] = numba.njit(inline="always")(_plane_add_py)
             for r in _REDUCERS:
                 _LOOPS[r] = globals()[r] = numba.njit(fastmath=_REDUCE_FASTMATH, nogil=True)(_REDUCER_PY[r])
+            _LOOPS["_bn_stats"] = globals()["_bn_stats"] = numba.njit(inline="always")(_bn_stats_py)
         fn = _LOOPS[name] = _loop_loader.njit(_FNS[name])
     return fn

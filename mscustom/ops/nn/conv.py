@@ -43,9 +43,6 @@ from . import _batch_threads
 from .._builtin import defop, tensor_arg
 
 _window_view = np.lib.stride_tricks.sliding_window_view
-_one_blas_thread = _batch_threads.one_blas_thread
-
-
 # ================================================================== argument helpers
 def _int_pair(v, name, what, minimum=1):
     """An int or a pair of ints as a 2-tuple, each >= ``minimum``."""
@@ -199,7 +196,7 @@ def _backprop_filter_ref(attrs, ins):
     w_shape = attrs["w_shape"]
     oh, ow = dy.shape[2:]
     cols = _columns(x, w_shape, attrs, oh, ow)
-    with _one_blas_thread():
+    with _batch_threads.one_blas_thread():
         dw = np.matmul(_dy_matrix(dy, g), cols.transpose(0, 2, 1))    # (g, O/g, C/g*kh*kw)
     return dw.reshape(w_shape)
 
@@ -282,14 +279,9 @@ def _chunks(n, rows, p, itemsize):
     return [(b0, min(n, b0 + step)) for b0 in range(0, n, step)], workers
 
 
-@contextlib.contextmanager
 def _blas_for(workers):
     """One BLAS thread while ``workers`` > 1 threads run products at once; BLAS as set otherwise."""
-    if workers > 1:
-        with _one_blas_thread():
-            yield
-    else:
-        yield
+    return _batch_threads.one_blas_thread() if workers > 1 else contextlib.nullcontext()
 
 
 def _batch_columns(x, kh, kw, attrs, oh, ow):
@@ -382,7 +374,7 @@ def _backprop_filter_compute(attrs, ins):
         return acc
 
     chunks, workers = _chunks(n, x.shape[1] * kh * kw, oh * ow, x.itemsize)
-    with _one_blas_thread():
+    with _batch_threads.one_blas_thread():
         terms = _batch_threads.over_chunks(chunks, work, workers)
     for term in terms[1:]:                  # the other threads' terms, in a fixed order
         dw3 += term
