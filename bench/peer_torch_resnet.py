@@ -60,9 +60,8 @@ def _best_ms(fn, steps, repeat=3):
     return min(runs)
 
 
-def main(rounds=5):
-    torch.set_num_threads(1)
-    rng = np.random.default_rng(3)
+def make_step(rng):
+    """The ResNet-ish SGD-momentum training step (torch eager) on a fixed batch drawn from ``rng``."""
     net = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU(),
                         Block(16, 16, 1), Block(16, 32, 2), Block(32, 64, 2))
     fc = nn.Linear(64, 10)
@@ -70,12 +69,6 @@ def main(rounds=5):
     opt = torch.optim.SGD(params, lr=0.01, momentum=0.9)
     x = torch.from_numpy(rng.standard_normal((32, 3, 32, 32)).astype(np.float32))
     y = torch.from_numpy(rng.integers(0, 10, 32).astype(np.int64))
-    mats = []
-    for cin, cout, stride, k, h in CONVS:
-        p = 32 * (h // stride) ** 2
-        mats.append((rng.standard_normal((cout, cin * k * k)).astype(np.float32),
-                     rng.standard_normal((cin * k * k, p)).astype(np.float32),
-                     rng.standard_normal((cout, p)).astype(np.float32)))
 
     def step():
         opt.zero_grad()
@@ -83,6 +76,19 @@ def main(rounds=5):
         loss.backward()
         opt.step()
         return loss
+    return step
+
+
+def main(rounds=5):
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(3)
+    step = make_step(rng)
+    mats = []
+    for cin, cout, stride, k, h in CONVS:
+        p = 32 * (h // stride) ** 2
+        mats.append((rng.standard_normal((cout, cin * k * k)).astype(np.float32),
+                     rng.standard_normal((cin * k * k, p)).astype(np.float32),
+                     rng.standard_normal((cout, p)).astype(np.float32)))
 
     best = {}
     for _ in range(rounds):

@@ -31,8 +31,8 @@ def _batch_ms(fn, steps):
     return (time.process_time() - t0) / steps * 1e3
 
 
-def main(rounds, steps, dropout=0.0, compile_=False):
-    torch.set_num_threads(1)
+def make_step(dropout=0.0, compile_=False):
+    """The Transformer encoder layer's AdamW training step (torch eager, or torch.compile)."""
     torch.manual_seed(0)
     layer = torch.nn.TransformerEncoderLayer(D_MODEL, HEADS, FFN, dropout=dropout, batch_first=True)
     layer.train()
@@ -52,7 +52,12 @@ def main(rounds, steps, dropout=0.0, compile_=False):
         loss.backward()
         opt.step()
         return loss
+    return step
 
+
+def main(rounds, steps, dropout=0.0, compile_=False):
+    torch.set_num_threads(1)
+    step = make_step(dropout, compile_)
     operands = gemm_operands()
     for _ in range(3):
         step()
