@@ -1,6 +1,9 @@
 """Convolutions (NCHW): ``conv2d``, ``conv1d``, ``conv2d_transpose`` and their backprop ops.
 
-The kernels are im2col + BLAS matrix products. For float32 and float64,
+Stride-1 float32 layers with few channels (at most ``conv_direct.MAX_REDUCTION``
+channels x taps per sum: a ResNet's 16- and 32-channel 3x3 layers) run as
+register-tiled direct loops, no column matrix (``conv_direct.py``). The other
+kernels are im2col + BLAS matrix products. For float32 and float64,
 each layer runs over chunks of samples whose columns stay in cache (2 MiB;
 the whole batch for small layers): Numba loops (``cnn_loops.py``) write a
 chunk's columns into a reused buffer, then products per sample give the
@@ -39,6 +42,7 @@ from ... import dtype as _dt
 from ..._core.dispatch import call
 from .. import functional as F
 from . import cnn_loops as _cnn_loops
+from . import conv_direct as _conv_direct
 from . import _batch_threads
 from .._builtin import defop, tensor_arg
 
@@ -326,6 +330,8 @@ def _backprop_input_compute(attrs, ins, out=None):
     n, _, oh, ow = dy.shape
     x_shape = attrs["x_shape"]
     dx = np.empty(x_shape, dy.dtype) if out is None else out
+    if _conv_direct.applies(dy, w, attrs, w.shape, o) and _conv_direct.input_pads(attrs, w.shape) is not None:
+        return _conv_direct.backprop_input(dy, w, dx, attrs)
     wt = w.reshape(g, o // g, cg * kh * kw).transpose(0, 2, 1)
     col2im = _cnn_loops.get("col2im")
     args = _loop_args(attrs, kh, kw, oh, ow)
@@ -349,6 +355,8 @@ def _backprop_filter_compute(attrs, ins):
     x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
     g = attrs["groups"]
     w_shape = attrs["w_shape"]
+    if _conv_direct.applies(x, dy, attrs, w_shape, x.shape[1]):
+        return _conv_direct.backprop_filter(x, dy, w_shape, attrs)
     o, cg, kh, kw = w_shape
     n, _, oh, ow = dy.shape
     dw = np.empty(w_shape, x.dtype) if n else np.zeros(w_shape, x.dtype)     # an empty batch: no terms
@@ -505,6 +513,9 @@ def conv2d_bias_into(attrs, ins, outs):
 def conv2d_products_into(attrs, x, w, y):
     """The products of a float32/float64 convolution written into the C-contiguous NCHW ``y``."""
     x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
+    if _conv_direct.applies(x, w, attrs, w.shape, x.shape[1]):
+        _conv_direct.forward(x, w, y, attrs)
+        return
     g = attrs["groups"]
     n = x.shape[0]
     o, cg, kh, kw = w.shape

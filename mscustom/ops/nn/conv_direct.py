@@ -1,0 +1,321 @@
+"""Stride-1 float32 convolutions as register-tiled direct loops: no column matrix, no BLAS.
+
+Why: im2col + BLAS pays twice on layers with few channels. The columns are 9x
+a 3x3 layer's input, written and then packed again by BLAS; and BLAS runs a
+16-row product (16 output channels) at 35-45 GFLOP/s here against 60-77 for
+wide ones, because each packed element feeds only 16 multiply-adds. A direct
+loop reads the input planes where they are and keeps a tile of outputs in
+registers for the whole reduction: measured on the ResNet-ish step's layers
+(``bench/resnet_bench.py``, one thread) 64-68 GFLOP/s on 16 and 32 channels.
+
+The layout (one sample at a time): each input plane zero-padded and flattened
+with row width ``W2 = W + left + right`` (``src``, planes ``S`` floats apart).
+Output position ``(y, x)`` is ``q = y * W2 + x`` and kernel tap ``(i, j)``
+reads ``src[q + i*dh*W2 + j*dw]``: a convolution of stride 1 is then one
+reduction over (channel, tap) for every ``q``, each tap a fixed offset. The
+positions ``x >= oW`` at a row's end are computed too (they read the next
+row) and dropped when the tile is copied out.
+
+- ``_tiles``: outputs ``dst[o, q]`` in tiles of 4 output channels x 24
+  positions (12 vector accumulators, ``_numba_private.simd``), summed over
+  input channels, then taps, in that order (one fma each);
+- forward: ``y = _tiles(padded x, w)``;
+- input gradient: the forward of the output gradient padded by
+  ``(k-1)*d - pad`` on each side, with the filter flipped and its channel axes
+  swapped (every pad must be at most ``(k-1)*d``; otherwise im2col);
+- filter gradient (``_filter_tiles``): ``dw[o, c, t] = sum_q dy[o, q] *
+  src[c, q + off_t]`` in tiles of 4 output channels x 3 taps, each sum kept
+  as 8 lane sums across the batch, the lanes added in order at the end; the
+  output gradient is laid out with the same row width, zeros at dropped
+  positions.
+
+Results differ from the im2col path by the order of additions only (float32
+sums, fma); values are the same from run to run and thread count to thread
+count of one budget (each worker's filter sums are added in a fixed order).
+``MSCUSTOM_CONV_DIRECT=0`` turns the direct loops off (im2col + BLAS for every
+layer); they also stand aside when the installed Numba is not the series
+``_numba_private`` was written for.
+"""
+
+import os
+
+import numpy as np
+
+from ... import _numba_private
+
+__all__ = ["applies", "forward", "backprop_input", "backprop_filter"]
+
+ENV = "MSCUSTOM_CONV_DIRECT"
+TILE_O = 4                  # output channels per register tile
+TILE_Q = 24                 # output positions per register tile (3 vectors of 8)
+LANES = 8
+TAPS = 3                    # taps per filter-gradient tile
+# Channels x taps per sum above which im2col + BLAS is as fast or faster: measured on the ResNet-ish
+# step's layers, the direct loops took 25-40% less time on 16 channels (144), 10-30% less on 32
+# (288), and 5-15% more on 64 (576) with its 8x8 planes.
+MAX_REDUCTION = 300
+_LOOPS = {}
+_STATE = {"on": None}
+
+
+def enabled():
+    """Whether the direct loops may run (``MSCUSTOM_CONV_DIRECT``, Numba's series; read once)."""
+    on = _STATE["on"]
+    if on is None:
+        on = _STATE["on"] = os.environ.get(ENV, "1").strip() != "0" and _numba_private.supported()
+    return on
+
+
+def applies(a, b, attrs, w_shape, channels):
+    """Whether a convolution of float32 operands ``a``, ``b`` (input and filter, or the gradients of
+    the backprops) with ``attrs`` and filter shape ``w_shape`` runs here, ``channels`` being the
+    channels its sums run over: one group, stride 1, a kernel larger than 1x1 (a 1x1 layer is one
+    product, BLAS's strength) and at most ``MAX_REDUCTION`` channels x taps per sum."""
+    if a.dtype != np.float32 or b.dtype != np.float32 or attrs["groups"] != 1 or attrs["stride"] != (1, 1):
+        return False
+    kh, kw = w_shape[2:]
+    return kh * kw > 1 and channels * kh * kw <= MAX_REDUCTION and enabled()
+
+
+def input_pads(attrs, w_shape):
+    """The output gradient's padding for the input gradient as a forward convolution, or None where a
+    pad exceeds ``(k-1)*d`` (the im2col path then runs)."""
+    kh, kw = w_shape[2:]
+    (dh, dw) = attrs["dilation"]
+    t, b, le, r = attrs["pad"]
+    pads = ((kh - 1) * dh - t, (kh - 1) * dh - b, (kw - 1) * dw - le, (kw - 1) * dw - r)
+    return pads if min(pads) >= 0 else None
+
+
+def _round_up(n, m):
+    return -(-n // m) * m
+
+
+# ------------------------------------------------------------------ the loops (compiled on first use)
+# Names the loops call, bound by _loops() before the first compile: simd's intrinsics and the tiles.
+vzero = vload = vstore = vsplat = vfma = _tiles = _filter_tiles = None
+
+def _tiles_py(src, wt, dst, c, op, offs, lq):
+    """``dst[o, q] = sum_ch sum_t wt[ch, t, o] * src[ch, q + offs[t]]`` for q < lq (rounded up to a tile)."""
+    s = src.shape[1]
+    n = dst.shape[1]
+    taps = offs.shape[0]
+    block = 8 * TILE_Q                  # positions per block: the inputs they read stay in cache
+    for q0 in range(0, lq, block):
+        q1 = min(q0 + block, lq)
+        for o0 in range(0, op, TILE_O):
+            for q in range(q0, q1, TILE_Q):
+                a00 = vzero(); a01 = vzero(); a02 = vzero()         # noqa: E702
+                a10 = vzero(); a11 = vzero(); a12 = vzero()         # noqa: E702
+                a20 = vzero(); a21 = vzero(); a22 = vzero()         # noqa: E702
+                a30 = vzero(); a31 = vzero(); a32 = vzero()         # noqa: E702
+                for ch in range(c):
+                    base = ch * s + q
+                    wrow = ch * taps
+                    for t in range(taps):
+                        at = base + offs[t]
+                        x0 = vload(src, at); x1 = vload(src, at + 8); x2 = vload(src, at + 16)  # noqa: E702
+                        wb = (wrow + t) * op + o0
+                        w0 = vsplat(wt.flat[wb])
+                        a00 = vfma(w0, x0, a00); a01 = vfma(w0, x1, a01); a02 = vfma(w0, x2, a02)  # noqa: E702
+                        w1 = vsplat(wt.flat[wb + 1])
+                        a10 = vfma(w1, x0, a10); a11 = vfma(w1, x1, a11); a12 = vfma(w1, x2, a12)  # noqa: E702
+                        w2 = vsplat(wt.flat[wb + 2])
+                        a20 = vfma(w2, x0, a20); a21 = vfma(w2, x1, a21); a22 = vfma(w2, x2, a22)  # noqa: E702
+                        w3 = vsplat(wt.flat[wb + 3])
+                        a30 = vfma(w3, x0, a30); a31 = vfma(w3, x1, a31); a32 = vfma(w3, x2, a32)  # noqa: E702
+                d = o0 * n + q
+                vstore(dst, d, a00); vstore(dst, d + 8, a01); vstore(dst, d + 16, a02)  # noqa: E702
+                d += n
+                vstore(dst, d, a10); vstore(dst, d + 8, a11); vstore(dst, d + 16, a12)  # noqa: E702
+                d += n
+                vstore(dst, d, a20); vstore(dst, d + 8, a21); vstore(dst, d + 16, a22)  # noqa: E702
+                d += n
+                vstore(dst, d, a30); vstore(dst, d + 8, a31); vstore(dst, d + 16, a32)  # noqa: E702
+
+
+def _filter_tiles_py(src, g, acc, c, op, offs, lq):
+    """``acc[o, ch, t, :] += `` the lane sums of ``g[o, q] * src[ch, q + offs[t]]`` over q < lq (a
+    multiple of 8); ``offs`` has a multiple of 3 taps."""
+    s = src.shape[1]
+    n = g.shape[1]
+    taps = offs.shape[0]
+    for o0 in range(0, op, TILE_O):
+        g0 = o0 * n
+        for ch in range(c):
+            for t0 in range(0, taps, TAPS):
+                r0 = ((o0 * c + ch) * taps + t0) * LANES         # acc[o0, ch, t0, 0]
+                ro = c * taps * LANES                           # to the next output channel
+                a00 = vload(acc, r0); a01 = vload(acc, r0 + 8); a02 = vload(acc, r0 + 16)  # noqa: E702
+                a10 = vload(acc, r0 + ro); a11 = vload(acc, r0 + ro + 8); a12 = vload(acc, r0 + ro + 16)  # noqa: E702
+                a20 = vload(acc, r0 + 2 * ro); a21 = vload(acc, r0 + 2 * ro + 8); a22 = vload(acc, r0 + 2 * ro + 16)  # noqa: E702, E501
+                a30 = vload(acc, r0 + 3 * ro); a31 = vload(acc, r0 + 3 * ro + 8); a32 = vload(acc, r0 + 3 * ro + 16)  # noqa: E702, E501
+                b0 = ch * s + offs[t0]
+                b1 = ch * s + offs[t0 + 1]
+                b2 = ch * s + offs[t0 + 2]
+                for q in range(0, lq, LANES):
+                    x0 = vload(src, b0 + q); x1 = vload(src, b1 + q); x2 = vload(src, b2 + q)  # noqa: E702
+                    d = vload(g, g0 + q)
+                    a00 = vfma(d, x0, a00); a01 = vfma(d, x1, a01); a02 = vfma(d, x2, a02)  # noqa: E702
+                    d = vload(g, g0 + n + q)
+                    a10 = vfma(d, x0, a10); a11 = vfma(d, x1, a11); a12 = vfma(d, x2, a12)  # noqa: E702
+                    d = vload(g, g0 + 2 * n + q)
+                    a20 = vfma(d, x0, a20); a21 = vfma(d, x1, a21); a22 = vfma(d, x2, a22)  # noqa: E702
+                    d = vload(g, g0 + 3 * n + q)
+                    a30 = vfma(d, x0, a30); a31 = vfma(d, x1, a31); a32 = vfma(d, x2, a32)  # noqa: E702
+                vstore(acc, r0, a00); vstore(acc, r0 + 8, a01); vstore(acc, r0 + 16, a02)  # noqa: E702
+                vstore(acc, r0 + ro, a10); vstore(acc, r0 + ro + 8, a11); vstore(acc, r0 + ro + 16, a12)  # noqa: E702
+                vstore(acc, r0 + 2 * ro, a20); vstore(acc, r0 + 2 * ro + 8, a21); vstore(acc, r0 + 2 * ro + 16, a22)  # noqa: E702, E501
+                vstore(acc, r0 + 3 * ro, a30); vstore(acc, r0 + 3 * ro + 8, a31); vstore(acc, r0 + 3 * ro + 16, a32)  # noqa: E702, E501
+
+
+def _forward_samples_py(x, wt, y, src, dst, b0, b1, pt, pl, w2, offs, lq):
+    """``y[b] = `` the convolution of sample ``b`` for b in [b0, b1): its planes copied into the
+    zero-bordered ``src`` (borders written once by the caller), the tiles, the valid positions out."""
+    c, h, wd = x.shape[1:]
+    o, oh, ow = y.shape[1:]
+    op = dst.shape[0]
+    for b in range(b0, b1):
+        for ch in range(c):
+            plane = src[ch]
+            for i in range(h):
+                row = (i + pt) * w2 + pl
+                for j in range(wd):
+                    plane[row + j] = x[b, ch, i, j]
+        _tiles(src, wt, dst, c, op, offs, lq)
+        for oc in range(o):
+            for i in range(oh):
+                for j in range(ow):
+                    y[b, oc, i, j] = dst[oc, i * w2 + j]
+
+
+def _filter_samples_py(x, dy, src, g, acc, b0, b1, pt, pl, w2, offs, lq):
+    """``acc += `` the filter-gradient lane sums of samples [b0, b1) (``src``'s borders and ``g``'s
+    dropped positions and extra rows zero, written once by the caller)."""
+    c, h, wd = x.shape[1:]
+    o, oh, ow = dy.shape[1:]
+    op = g.shape[0]
+    for b in range(b0, b1):
+        for ch in range(c):
+            plane = src[ch]
+            for i in range(h):
+                row = (i + pt) * w2 + pl
+                for j in range(wd):
+                    plane[row + j] = x[b, ch, i, j]
+        for oc in range(o):
+            for i in range(oh):
+                for j in range(ow):
+                    g[oc, i * w2 + j] = dy[b, oc, i, j]
+        _filter_tiles(src, g, acc, c, op, offs, lq)
+
+
+def _loops():
+    if not _LOOPS:
+        import numba
+
+        from ..._numba_private import simd
+        from .. import _loop_loader
+        g = globals()
+        g.update(vzero=simd.vzero, vload=simd.vload, vstore=simd.vstore, vsplat=simd.vsplat, vfma=simd.vfma)
+        g["_tiles"] = numba.njit(nogil=True, boundscheck=False)(_tiles_py)
+        g["_filter_tiles"] = numba.njit(nogil=True, boundscheck=False)(_filter_tiles_py)
+        _LOOPS["forward"] = _loop_loader.njit(_forward_samples_py, boundscheck=False)
+        _LOOPS["filter"] = _loop_loader.njit(_filter_samples_py, boundscheck=False)
+    return _LOOPS
+
+
+# ------------------------------------------------------------------ the three convolutions
+def _geometry(hw, khw, pads, dil, ohw):
+    """Row width, tap offsets, positions to compute (a multiple of ``TILE_Q``) and plane stride."""
+    (h, w), (kh, kw), (t, b, le, r), (dh, dw), (oh, ow) = hw, khw, pads, dil, ohw
+    w2 = w + le + r
+    offs = np.array([i * dh * w2 + j * dw for i in range(kh) for j in range(kw)], np.intp)
+    lq = _round_up((oh - 1) * w2 + ow, TILE_Q)
+    s = _round_up(max((h + t + b) * w2, lq + int(offs[-1])) + LANES, LANES)
+    return w2, offs, lq, s
+
+
+def _split(n, work, nbytes):
+    """``work(b0, b1)`` over the batch split among the thread budget's workers (``_batch_threads``)
+    when the work's column matrix would have ``nbytes`` at least (``conv._MIN_SPLIT_BYTES``, the im2col
+    path's threshold: below it a pool hand-off costs more than it saves); the results in batch order."""
+    from . import _batch_threads, conv
+    workers = _batch_threads.workers_for(n) if nbytes >= conv._MIN_SPLIT_BYTES else 1
+    step = -(-n // workers)
+    chunks = [(b0, min(n, b0 + step)) for b0 in range(0, n, step)]
+    shares = _batch_threads.over_chunks(chunks, lambda share: [work(b0, b1) for b0, b1 in share], len(chunks))
+    return [r for share in shares for r in share]
+
+
+def _tile_weights(w):
+    """(O, C, kH, kW) weights as the tiles read them: (C, kH*kW, O rounded up to ``TILE_O``), zeros after O."""
+    o, c, kh, kw = w.shape
+    wt = np.zeros((c, kh * kw, _round_up(o, TILE_O)), np.float32)
+    wt[:, :, :o] = w.reshape(o, c, kh * kw).transpose(1, 2, 0)
+    return wt
+
+
+def forward(x, w, y, attrs):
+    """``y[...] = conv2d(x, w)`` (stride 1, one group; float32, ``y`` C-contiguous NCHW)."""
+    x = np.ascontiguousarray(x)
+    return _forward(x, _tile_weights(np.ascontiguousarray(w)), w.shape[2:], y, attrs["pad"], attrs["dilation"])
+
+
+def _forward(x, wt, khw, y, pads, dil):
+    n, c, h, w = x.shape
+    if y.size == 0:
+        return y
+    if x.size == 0:                 # no input channels: every sum is empty
+        y[...] = 0
+        return y
+    w2, offs, lq, s = _geometry((h, w), khw, pads, dil, y.shape[2:])
+    fn = _loops()["forward"]
+    op = wt.shape[2]
+
+    def work(b0, b1):
+        src = np.zeros((c, s), np.float32)
+        dst = np.empty((op, lq), np.float32)
+        fn(x, wt, y, src, dst, b0, b1, pads[0], pads[2], w2, offs, lq)
+    _split(n, work, 4 * n * c * len(offs) * y.shape[2] * y.shape[3])
+    return y
+
+
+def backprop_input(dy, w, dx, attrs):
+    """``dx[...] = `` the input gradient of a stride-1 convolution, as a forward convolution of ``dy``
+    (see the module docstring); ``dx`` C-contiguous NCHW. The caller checked ``input_pads``."""
+    pads = input_pads(attrs, w.shape)
+    wf = np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3))   # (C, O, kH, kW), flipped
+    return _forward(np.ascontiguousarray(dy), _tile_weights(wf), w.shape[2:], dx, pads, attrs["dilation"])
+
+
+def backprop_filter(x, dy, w_shape, attrs):
+    """The filter gradient (O, C, kH, kW) of a stride-1 convolution (float32)."""
+    x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
+    n, c, h, w = x.shape
+    o, _, kh, kw = w_shape
+    pads, dil = attrs["pad"], attrs["dilation"]
+    oh, ow = dy.shape[2:]
+    if x.size == 0 or dy.size == 0:     # empty sums
+        return np.zeros(w_shape, np.float32)
+    w2, offs, _, s = _geometry((h, w), (kh, kw), pads, dil, (oh, ow))
+    lq = _round_up((oh - 1) * w2 + ow, LANES)
+    taps = _round_up(kh * kw, TAPS)
+    offs = np.concatenate([offs, np.zeros(taps - kh * kw, np.intp)])   # extra taps: sums never read
+    op = _round_up(o, TILE_O)
+    fn = _loops()["filter"]
+
+    def work(b0, b1):
+        src = np.zeros((c, s), np.float32)
+        g = np.zeros((op, lq), np.float32)
+        acc = np.zeros((op, c, taps, LANES), np.float32)
+        fn(x, dy, src, g, acc, b0, b1, pads[0], pads[2], w2, offs, lq)
+        return acc
+    parts = _split(n, work, 4 * n * c * kh * kw * oh * ow)
+    acc = parts[0]
+    for part in parts[1:]:          # the other workers' sums, in a fixed order
+        acc += part
+    lanes = acc[:o, :, :kh * kw]
+    dw = lanes[..., 0].copy()
+    for k in range(1, LANES):       # the lanes in order
+        dw += lanes[..., k]
+    return dw.reshape(w_shape)

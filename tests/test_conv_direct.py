@@ -1,0 +1,180 @@
+"""Stride-1 float32 convolutions by the register-tiled direct loops (``ops/nn/conv_direct.py``).
+
+Pinned to the float64 NumPy reference kernels (``conv._conv2d_ref`` and the backprops) over random
+shapes, paddings, dilations and kernel sizes, and to the im2col path through the public ops; the
+forward and input gradient give the same bits on every thread budget; the loops stand aside where
+they do not apply (strides, groups, float64, wide layers, pads beyond the kernel, another Numba).
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import mscustom as ms
+from mscustom import _numba_private, ops
+from mscustom.ops.nn import conv, conv_direct
+
+pytestmark = pytest.mark.skipif(not _numba_private.supported(), reason="the direct loops need Numba's 0.68 series")
+
+
+def _attrs(x_shape, w_shape, pads, dil=(1, 1), stride=(1, 1), groups=1):
+    return {"stride": stride, "dilation": dil, "pad": pads, "groups": groups,
+            "x_shape": x_shape, "w_shape": w_shape}
+
+
+def _refs(x, w, dy, attrs):
+    """Forward, input gradient and filter gradient by the float64 reference kernels."""
+    x64, w64, dy64 = x.astype(np.float64), w.astype(np.float64), dy.astype(np.float64)
+    return (conv._conv2d_ref(attrs, (x64, w64)), conv._backprop_input_ref(attrs, (dy64, w64)),
+            conv._backprop_filter_ref(attrs, (x64, dy64)))
+
+
+def _close(got, want, terms):
+    """float32 sums of ``terms`` products of standard normals against float64: a few ulp of the sum's size."""
+    tol = 4e-7 * terms ** 0.5 * 8
+    np.testing.assert_allclose(got, want, rtol=0, atol=tol)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 3), c=st.integers(1, 6), o=st.integers(1, 9), h=st.integers(1, 11), w=st.integers(1, 13),
+       kh=st.integers(1, 5), kw=st.integers(1, 5), dh=st.integers(1, 2), dw=st.integers(1, 2),
+       pads=st.lists(st.integers(0, 4), min_size=4, max_size=4), seed=st.integers(0, 2**16))
+def test_direct_loops_match_the_reference(n, c, o, h, w, kh, kw, dh, dw, pads, seed):
+    pads = tuple(min(p, (k - 1) * d) for p, k, d in zip(pads, (kh, kh, kw, kw), (dh, dh, dw, dw)))
+    oh = h + pads[0] + pads[1] - dh * (kh - 1)
+    ow = w + pads[2] + pads[3] - dw * (kw - 1)
+    if oh < 1 or ow < 1 or kh * kw == 1:
+        return
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    wt = rng.standard_normal((o, c, kh, kw)).astype(np.float32)
+    dy = rng.standard_normal((n, o, oh, ow)).astype(np.float32)
+    attrs = _attrs(x.shape, wt.shape, pads, (dh, dw))
+    y_ref, dx_ref, dw_ref = _refs(x, wt, dy, attrs)
+    y = np.full(y_ref.shape, np.nan, np.float32)
+    conv_direct.forward(x, wt, y, attrs)
+    _close(y, y_ref, c * kh * kw)
+    assert conv_direct.input_pads(attrs, wt.shape) is not None
+    dx = np.full(x.shape, np.nan, np.float32)
+    conv_direct.backprop_input(dy, wt, dx, attrs)
+    _close(dx, dx_ref, o * kh * kw)
+    _close(conv_direct.backprop_filter(x, dy, wt.shape, attrs), dw_ref, n * oh * ow)
+
+
+def test_resnet_layers_take_the_direct_loops_and_agree_with_im2col(monkeypatch):
+    """The public ops on a 16-channel 3x3 "same" layer: the direct loops run (spied), and the values
+    equal the im2col path's within float32 rounding."""
+    rng = np.random.default_rng(0)
+    x = ms.Tensor(rng.standard_normal((4, 16, 12, 12)).astype(np.float32))
+    w = ms.Tensor(rng.standard_normal((16, 16, 3, 3)).astype(np.float32))
+
+    def loss(x, w):
+        return (ops.conv2d(x, w, pad_mode="pad", padding=1) ** 2).sum()
+
+    def run():
+        y = ops.conv2d(x, w, pad_mode="pad", padding=1).asnumpy()
+        gx, gw = ms.grad(loss, (0, 1))(x, w)
+        return y, gx.asnumpy(), gw.asnumpy()
+
+    calls = []
+    for name in ("forward", "backprop_input", "backprop_filter"):
+        real = getattr(conv_direct, name)
+        monkeypatch.setattr(conv_direct, name, lambda *a, _real=real, _name=name: calls.append(_name) or _real(*a))
+    direct = run()
+    assert sorted(set(calls)) == ["backprop_filter", "backprop_input", "forward"]
+    monkeypatch.setitem(conv_direct._STATE, "on", False)
+    calls.clear()
+    im2col = run()
+    assert calls == []
+    for got, want in zip(direct, im2col):
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-4 * np.abs(want).max() ** 0.5)
+
+
+@pytest.mark.parametrize("attrs_change, w_shape, dtype", [
+    ({"stride": (2, 2)}, (8, 4, 3, 3), np.float32),
+    ({"groups": 2}, (8, 2, 3, 3), np.float32),
+    ({}, (8, 4, 1, 1), np.float32),
+    ({}, (8, 4, 3, 3), np.float64),
+    ({}, (8, 40, 3, 3), np.float32),            # 360 channel-taps per sum: im2col + BLAS
+])
+def test_the_direct_loops_stand_aside(attrs_change, w_shape, dtype):
+    x = np.zeros((1, w_shape[1] * (2 if attrs_change.get("groups") else 1), 6, 6), dtype)
+    attrs = {**_attrs(x.shape, w_shape, (1, 1, 1, 1)), **attrs_change}
+    assert not conv_direct.applies(x, np.zeros(w_shape, dtype), attrs, w_shape, w_shape[1])
+
+
+def test_pads_beyond_the_kernel_take_im2col_for_the_input_gradient():
+    """A pad of 3 on a 3x3 kernel: the input gradient is no forward convolution of the padded output
+    gradient; conv2d still gives the reference's values through the im2col path."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 3, 5, 5)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    attrs = _attrs(x.shape, w.shape, (3, 3, 3, 3))
+    assert conv_direct.input_pads(attrs, w.shape) is None
+    dy = rng.standard_normal((2, 4, 9, 9)).astype(np.float32)
+    y_ref, dx_ref, dw_ref = _refs(x, w, dy, attrs)
+    _close(conv._conv2d_compute(attrs, (x, w)), y_ref, 27)
+    _close(conv._backprop_input_compute(attrs, (dy, w)), dx_ref, 36)
+    _close(conv._backprop_filter_compute(attrs, (x, dy)), dw_ref, 162)
+
+
+def test_forward_and_input_gradient_bits_do_not_depend_on_the_budget(monkeypatch):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((7, 5, 9, 9)).astype(np.float32)
+    w = rng.standard_normal((6, 5, 3, 3)).astype(np.float32)
+    dy = rng.standard_normal((7, 6, 9, 9)).astype(np.float32)
+    attrs = _attrs(x.shape, w.shape, (1, 1, 1, 1))
+    monkeypatch.setattr(conv, "_MIN_SPLIT_BYTES", 0)
+    results = []
+    try:
+        for threads in (1, 2, 3):
+            ms.set_context(runtime_num_threads=threads)
+            y = np.empty((7, 6, 9, 9), np.float32)
+            dx = np.empty_like(x)
+            conv_direct.forward(x, w, y, attrs)
+            conv_direct.backprop_input(dy, w, dx, attrs)
+            dw = conv_direct.backprop_filter(x, dy, w.shape, attrs)
+            results.append((y, dx, dw))
+    finally:
+        ms.set_context(runtime_num_threads=0)
+    for y, dx, dw in results[1:]:
+        assert np.array_equal(y, results[0][0]) and np.array_equal(dx, results[0][1])
+        np.testing.assert_allclose(dw, results[0][2], rtol=1e-5, atol=1e-4)
+
+
+def test_empty_batches_and_channels():
+    attrs = _attrs((0, 3, 5, 5), (4, 3, 3, 3), (1, 1, 1, 1))
+    y = np.empty((0, 4, 5, 5), np.float32)
+    conv_direct.forward(np.zeros((0, 3, 5, 5), np.float32), np.ones((4, 3, 3, 3), np.float32), y, attrs)
+    dw = conv_direct.backprop_filter(np.zeros((0, 3, 5, 5), np.float32), np.zeros((0, 4, 5, 5), np.float32),
+                                     (4, 3, 3, 3), attrs)
+    assert dw.shape == (4, 3, 3, 3) and not dw.any()
+
+
+def test_another_numba_series_keeps_im2col(monkeypatch):
+    monkeypatch.setattr(_numba_private, "_answer", [False])
+    monkeypatch.setitem(conv_direct._STATE, "on", None)
+    w_shape = (4, 3, 3, 3)
+    assert not conv_direct.applies(np.zeros((1, 3, 5, 5), np.float32), np.zeros(w_shape, np.float32),
+                                   _attrs((1, 3, 5, 5), w_shape, (1, 1, 1, 1)), w_shape, 3)
+    monkeypatch.setitem(conv_direct._STATE, "on", None)     # read again with the real answer afterwards
+
+
+def test_simd_lanes():
+    """``_numba_private.simd``: loads, stores, splat, fma (one rounding) and add on eight float32 lanes."""
+    import numba
+    from mscustom._numba_private import simd
+
+    @numba.njit
+    def kernel(a, b, out, s):
+        va, vb = simd.vload(a, 1), simd.vload(b, 0)
+        simd.vstore(out, 0, simd.vfma(va, vb, simd.vsplat(s)))
+        simd.vstore(out, 8, simd.vadd(va, simd.vzero()))
+
+    a = np.arange(9, dtype=np.float32) * np.float32(1.1)
+    b = np.linspace(-2, 3, 8).astype(np.float32)
+    out = np.empty(16, np.float32)
+    kernel(a, b, out, np.float32(0.25))
+    want = (a[1:].astype(np.float64) * b + 0.25).astype(np.float32)     # exact product, one rounding
+    assert np.array_equal(out[:8], want)
+    assert np.array_equal(out[8:], a[1:])
