@@ -35,44 +35,49 @@ def _close(got, want, terms):
     np.testing.assert_allclose(got, want, rtol=0, atol=tol)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(n=st.integers(1, 3), c=st.integers(1, 6), o=st.integers(1, 9), h=st.integers(1, 11), w=st.integers(1, 13),
        kh=st.integers(1, 5), kw=st.integers(1, 5), dh=st.integers(1, 2), dw=st.integers(1, 2),
+       sh=st.integers(1, 3), sw=st.integers(1, 3),
        pads=st.lists(st.integers(0, 4), min_size=4, max_size=4), seed=st.integers(0, 2**16))
-def test_direct_loops_match_the_reference(n, c, o, h, w, kh, kw, dh, dw, pads, seed):
+def test_direct_loops_match_the_reference(n, c, o, h, w, kh, kw, dh, dw, sh, sw, pads, seed):
     pads = tuple(min(p, (k - 1) * d) for p, k, d in zip(pads, (kh, kh, kw, kw), (dh, dh, dw, dw)))
-    oh = h + pads[0] + pads[1] - dh * (kh - 1)
-    ow = w + pads[2] + pads[3] - dw * (kw - 1)
+    oh = (h + pads[0] + pads[1] - dh * (kh - 1) - 1) // sh + 1
+    ow = (w + pads[2] + pads[3] - dw * (kw - 1) - 1) // sw + 1
     if oh < 1 or ow < 1 or kh * kw == 1:
         return
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((n, c, h, w)).astype(np.float32)
     wt = rng.standard_normal((o, c, kh, kw)).astype(np.float32)
     dy = rng.standard_normal((n, o, oh, ow)).astype(np.float32)
-    attrs = _attrs(x.shape, wt.shape, pads, (dh, dw))
+    attrs = _attrs(x.shape, wt.shape, pads, (dh, dw), (sh, sw))
     y_ref, dx_ref, dw_ref = _refs(x, wt, dy, attrs)
     y = np.full(y_ref.shape, np.nan, np.float32)
     conv_direct.forward(x, wt, y, attrs)
     _close(y, y_ref, c * kh * kw)
+    _close(conv_direct.backprop_filter(x, dy, wt.shape, attrs), dw_ref, n * oh * ow)
+    if (sh, sw) != (1, 1):
+        assert conv_direct.input_pads(attrs, wt.shape) is None      # a strided input gradient: im2col
+        return
     assert conv_direct.input_pads(attrs, wt.shape) is not None
     dx = np.full(x.shape, np.nan, np.float32)
     conv_direct.backprop_input(dy, wt, dx, attrs)
     _close(dx, dx_ref, o * kh * kw)
-    _close(conv_direct.backprop_filter(x, dy, wt.shape, attrs), dw_ref, n * oh * ow)
 
 
-def test_resnet_layers_take_the_direct_loops_and_agree_with_im2col(monkeypatch):
-    """The public ops on a 16-channel 3x3 "same" layer: the direct loops run (spied), and the values
-    equal the im2col path's within float32 rounding."""
+@pytest.mark.parametrize("stride", [1, 2])
+def test_resnet_layers_take_the_direct_loops_and_agree_with_im2col(monkeypatch, stride):
+    """The public ops on a 16-channel 3x3 layer: the direct loops run (spied; a strided layer's input
+    gradient by im2col), and the values equal the im2col path's within float32 rounding."""
     rng = np.random.default_rng(0)
-    x = ms.Tensor(rng.standard_normal((4, 16, 12, 12)).astype(np.float32))
+    x = ms.Tensor(rng.standard_normal((3, 16, 24, 24)).astype(np.float32))
     w = ms.Tensor(rng.standard_normal((16, 16, 3, 3)).astype(np.float32))
 
     def loss(x, w):
-        return (ops.conv2d(x, w, pad_mode="pad", padding=1) ** 2).sum()
+        return (ops.conv2d(x, w, stride=stride, pad_mode="pad", padding=1) ** 2).sum()
 
     def run():
-        y = ops.conv2d(x, w, pad_mode="pad", padding=1).asnumpy()
+        y = ops.conv2d(x, w, stride=stride, pad_mode="pad", padding=1).asnumpy()
         gx, gw = ms.grad(loss, (0, 1))(x, w)
         return y, gx.asnumpy(), gw.asnumpy()
 
@@ -81,7 +86,8 @@ def test_resnet_layers_take_the_direct_loops_and_agree_with_im2col(monkeypatch):
         real = getattr(conv_direct, name)
         monkeypatch.setattr(conv_direct, name, lambda *a, _real=real, _name=name: calls.append(_name) or _real(*a))
     direct = run()
-    assert sorted(set(calls)) == ["backprop_filter", "backprop_input", "forward"]
+    want = ["backprop_filter", "backprop_input", "forward"] if stride == 1 else ["backprop_filter", "forward"]
+    assert sorted(set(calls)) == want
     monkeypatch.setitem(conv_direct._STATE, "on", False)
     calls.clear()
     im2col = run()
@@ -90,17 +96,25 @@ def test_resnet_layers_take_the_direct_loops_and_agree_with_im2col(monkeypatch):
         np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-4 * np.abs(want).max() ** 0.5)
 
 
-@pytest.mark.parametrize("attrs_change, w_shape, dtype", [
-    ({"stride": (2, 2)}, (8, 4, 3, 3), np.float32),
-    ({"groups": 2}, (8, 2, 3, 3), np.float32),
-    ({}, (8, 4, 1, 1), np.float32),
-    ({}, (8, 4, 3, 3), np.float64),
-    ({}, (8, 40, 3, 3), np.float32),            # 360 channel-taps per sum: im2col + BLAS
+@pytest.mark.parametrize("attrs_change, w_shape, dtype, positions", [
+    ({"groups": 2}, (8, 2, 3, 3), np.float32, 256),
+    ({}, (8, 4, 1, 1), np.float32, 256),
+    ({}, (8, 4, 3, 3), np.float64, 256),
+    ({}, (8, 40, 3, 3), np.float32, 256),           # 360 channel-taps per sum: im2col + BLAS
+    ({}, (8, 4, 3, 3), np.float32, 64),             # an 8x8 plane
 ])
-def test_the_direct_loops_stand_aside(attrs_change, w_shape, dtype):
+def test_the_direct_loops_stand_aside(attrs_change, w_shape, dtype, positions):
     x = np.zeros((1, w_shape[1] * (2 if attrs_change.get("groups") else 1), 6, 6), dtype)
     attrs = {**_attrs(x.shape, w_shape, (1, 1, 1, 1)), **attrs_change}
-    assert not conv_direct.applies(x, np.zeros(w_shape, dtype), attrs, w_shape, w_shape[1])
+    assert not conv_direct.applies(x, np.zeros(w_shape, dtype), attrs, w_shape, w_shape[1], positions)
+
+
+def test_the_direct_loops_take_a_narrow_3x3_layer():
+    """The control of the cases above: float32, one group, 3x3, 36 channel-taps, a 16x16 plane."""
+    w_shape = (8, 4, 3, 3)
+    x = np.zeros((1, 4, 16, 16), np.float32)
+    assert conv_direct.applies(x, np.zeros(w_shape, np.float32), _attrs(x.shape, w_shape, (1, 1, 1, 1)),
+                               w_shape, 4, 256)
 
 
 def test_pads_beyond_the_kernel_take_im2col_for_the_input_gradient():
@@ -155,8 +169,13 @@ def test_another_numba_series_keeps_im2col(monkeypatch):
     monkeypatch.setattr(_numba_private, "_answer", [False])
     monkeypatch.setitem(conv_direct._STATE, "on", None)
     w_shape = (4, 3, 3, 3)
-    assert not conv_direct.applies(np.zeros((1, 3, 5, 5), np.float32), np.zeros(w_shape, np.float32),
-                                   _attrs((1, 3, 5, 5), w_shape, (1, 1, 1, 1)), w_shape, 3)
+    attrs = _attrs((1, 3, 5, 5), w_shape, (1, 1, 1, 1))
+    assert conv_direct.applies(np.zeros((1, 3, 5, 5), np.float32), np.zeros(w_shape, np.float32),
+                               attrs, w_shape, 3, 256) is False
+    monkeypatch.setattr(_numba_private, "_answer", [True])
+    monkeypatch.setitem(conv_direct._STATE, "on", None)
+    assert conv_direct.applies(np.zeros((1, 3, 5, 5), np.float32), np.zeros(w_shape, np.float32),
+                               attrs, w_shape, 3, 256) is True
     monkeypatch.setitem(conv_direct._STATE, "on", None)     # read again with the real answer afterwards
 
 

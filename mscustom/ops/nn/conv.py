@@ -330,7 +330,8 @@ def _backprop_input_compute(attrs, ins, out=None):
     n, _, oh, ow = dy.shape
     x_shape = attrs["x_shape"]
     dx = np.empty(x_shape, dy.dtype) if out is None else out
-    if _conv_direct.applies(dy, w, attrs, w.shape, o) and _conv_direct.input_pads(attrs, w.shape) is not None:
+    if _conv_direct.applies(dy, w, attrs, w.shape, o, x_shape[2] * x_shape[3]) \
+            and _conv_direct.input_pads(attrs, w.shape) is not None:
         return _conv_direct.backprop_input(dy, w, dx, attrs)
     wt = w.reshape(g, o // g, cg * kh * kw).transpose(0, 2, 1)
     col2im = _cnn_loops.get("col2im")
@@ -355,7 +356,7 @@ def _backprop_filter_compute(attrs, ins):
     x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
     g = attrs["groups"]
     w_shape = attrs["w_shape"]
-    if _conv_direct.applies(x, dy, attrs, w_shape, x.shape[1]):
+    if _conv_direct.applies(x, dy, attrs, w_shape, x.shape[1], dy.shape[2] * dy.shape[3]):
         return _conv_direct.backprop_filter(x, dy, w_shape, attrs)
     o, cg, kh, kw = w_shape
     n, _, oh, ow = dy.shape
@@ -513,7 +514,7 @@ def conv2d_bias_into(attrs, ins, outs):
 def conv2d_products_into(attrs, x, w, y):
     """The products of a float32/float64 convolution written into the C-contiguous NCHW ``y``."""
     x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
-    if _conv_direct.applies(x, w, attrs, w.shape, x.shape[1]):
+    if _conv_direct.applies(x, w, attrs, w.shape, x.shape[1], y.shape[2] * y.shape[3]):
         _conv_direct.forward(x, w, y, attrs)
         return
     g = attrs["groups"]

@@ -1,4 +1,4 @@
-"""Stride-1 float32 convolutions as register-tiled direct loops: no column matrix, no BLAS.
+"""float32 convolutions with few channels as register-tiled direct loops: no column matrix, no BLAS.
 
 Why: im2col + BLAS pays twice on layers with few channels. The columns are 9x
 a 3x3 layer's input, written and then packed again by BLAS; and BLAS runs a
@@ -16,13 +16,19 @@ reduction over (channel, tap) for every ``q``, each tap a fixed offset. The
 positions ``x >= oW`` at a row's end are computed too (they read the next
 row) and dropped when the tile is copied out.
 
+A stride (sh, sw) splits the padded planes into sh*sw phase planes (every
+sh-th row from row a, every sw-th column from column b), so each tap again
+reads one plane at a fixed offset (``_geometry``): strided forward and filter
+gradient use the same loops.
+
 - ``_tiles``: outputs ``dst[o, q]`` in tiles of 4 output channels x 24
   positions (12 vector accumulators, ``_numba_private.simd``), summed over
   input channels, then taps, in that order (one fma each);
 - forward: ``y = _tiles(padded x, w)``;
-- input gradient: the forward of the output gradient padded by
-  ``(k-1)*d - pad`` on each side, with the filter flipped and its channel axes
-  swapped (every pad must be at most ``(k-1)*d``; otherwise im2col);
+- input gradient of a stride-1 layer: the forward of the output gradient
+  padded by ``(k-1)*d - pad`` on each side, with the filter flipped and its
+  channel axes swapped (every pad must be at most ``(k-1)*d``; otherwise, and
+  for strided layers, im2col);
 - filter gradient (``_filter_tiles``): ``dw[o, c, t] = sum_q dy[o, q] *
   src[c, q + off_t]`` in tiles of 4 output channels x 3 taps, each sum kept
   as 8 lane sums across the batch, the lanes added in order at the end; the
@@ -54,6 +60,10 @@ TAPS = 3                    # taps per filter-gradient tile
 # step's layers, the direct loops took 25-40% less time on 16 channels (144), 10-30% less on 32
 # (288), and 5-15% more on 64 (576) with its 8x8 planes.
 MAX_REDUCTION = 300
+# Output positions per plane below which a tile's fixed costs (its accumulators loaded and stored
+# per channel, the partial tile at the plane's end) outweigh BLAS's: on the step's 32->64 stride-2
+# layer (8x8 outputs) the direct filter gradient took 25% more time than im2col's, the forward the same.
+MIN_POSITIONS = 128
 _LOOPS = {}
 _STATE = {"on": None}
 
@@ -66,20 +76,23 @@ def enabled():
     return on
 
 
-def applies(a, b, attrs, w_shape, channels):
+def applies(a, b, attrs, w_shape, channels, positions):
     """Whether a convolution of float32 operands ``a``, ``b`` (input and filter, or the gradients of
     the backprops) with ``attrs`` and filter shape ``w_shape`` runs here, ``channels`` being the
-    channels its sums run over: one group, stride 1, a kernel larger than 1x1 (a 1x1 layer is one
-    product, BLAS's strength) and at most ``MAX_REDUCTION`` channels x taps per sum."""
-    if a.dtype != np.float32 or b.dtype != np.float32 or attrs["groups"] != 1 or attrs["stride"] != (1, 1):
+    channels its sums run over and ``positions`` the size of the planes it computes: one group, a
+    kernel larger than 1x1 (a 1x1 layer is one product, BLAS's strength), at most
+    ``MAX_REDUCTION`` channels x taps per sum and at least ``MIN_POSITIONS`` positions."""
+    if a.dtype != np.float32 or b.dtype != np.float32 or attrs["groups"] != 1:
         return False
     kh, kw = w_shape[2:]
-    return kh * kw > 1 and channels * kh * kw <= MAX_REDUCTION and enabled()
+    return kh * kw > 1 and channels * kh * kw <= MAX_REDUCTION and positions >= MIN_POSITIONS and enabled()
 
 
 def input_pads(attrs, w_shape):
-    """The output gradient's padding for the input gradient as a forward convolution, or None where a
-    pad exceeds ``(k-1)*d`` (the im2col path then runs)."""
+    """The output gradient's padding for the input gradient as a forward convolution, or None where
+    that is no stride-1 convolution: a stride above 1, or a pad beyond ``(k-1)*d`` (im2col then runs)."""
+    if tuple(attrs["stride"]) != (1, 1):
+        return None
     kh, kw = w_shape[2:]
     (dh, dw) = attrs["dilation"]
     t, b, le, r = attrs["pad"]
@@ -93,7 +106,7 @@ def _round_up(n, m):
 
 # ------------------------------------------------------------------ the loops (compiled on first use)
 # Names the loops call, bound by _loops() before the first compile: simd's intrinsics and the tiles.
-vzero = vload = vstore = vsplat = vfma = _tiles = _filter_tiles = None
+vzero = vload = vstore = vsplat = vfma = _tiles = _filter_tiles = _fill_planes = None
 
 def _tiles_py(src, wt, dst, c, op, offs, lq):
     """``dst[o, q] = sum_ch sum_t wt[ch, t, o] * src[ch, q + offs[t]]`` for q < lq (rounded up to a tile)."""
@@ -169,43 +182,66 @@ def _filter_tiles_py(src, g, acc, c, op, offs, lq):
                 vstore(acc, r0 + 3 * ro, a30); vstore(acc, r0 + 3 * ro + 8, a31); vstore(acc, r0 + 3 * ro + 16, a32)  # noqa: E702, E501
 
 
-def _forward_samples_py(x, wt, y, src, dst, b0, b1, pt, pl, w2, offs, lq):
-    """``y[b] = `` the convolution of sample ``b`` for b in [b0, b1): its planes copied into the
-    zero-bordered ``src`` (borders written once by the caller), the tiles, the valid positions out."""
+# Indices in the copy loops are unsigned (``_U``): Numba then skips the wraparound check of a
+# negative index (about 3x the cost of these copies otherwise, as in cnn_loops.py).
+_U = np.uint64
+
+
+def _fill_planes_py(x, b, src, pt, pl, sh, sw, wq, pq):
+    """Sample ``b``'s planes into ``src`` (channel ``ch`` at ``src[ch]``): padded position (r, col) in
+    phase plane ``(r % sh) * sw + col % sw`` (each ``pq`` floats) at ``(r // sh) * wq + col // sw``.
+    With stride 1 that is the one padded plane; padding positions are never written (zero)."""
     c, h, wd = x.shape[1:]
+    for ch in range(c):
+        plane = src[ch]
+        xs = x[b, ch].ravel()
+        for i in range(h):
+            r = i + pt
+            row = (r % sh) * sw * pq + (r // sh) * wq
+            at = i * wd
+            if sw == 1:
+                base = row + pl
+                for j in range(wd):
+                    plane[_U(base + j)] = xs[_U(at + j)]
+                continue
+            for k in range(sw):                 # column phase k: input columns j = v*sw + k - pl
+                j0 = (k - pl) % sw              # the first input column of this phase
+                base = row + k * pq + (j0 + pl) // sw
+                for v in range((wd - j0 + sw - 1) // sw):
+                    plane[_U(base + v)] = xs[_U(at + j0 + v * sw)]
+
+
+def _forward_samples_py(x, wt, y, src, dst, b0, b1, pt, pl, sh, sw, wq, pq, offs, lq):
+    """``y[b] = `` the convolution of sample ``b`` for b in [b0, b1): its planes into the zero-bordered
+    ``src`` (zeroed once by the caller), the tiles, the valid positions out."""
+    c = x.shape[1]
     o, oh, ow = y.shape[1:]
     op = dst.shape[0]
     for b in range(b0, b1):
-        for ch in range(c):
-            plane = src[ch]
-            for i in range(h):
-                row = (i + pt) * w2 + pl
-                for j in range(wd):
-                    plane[row + j] = x[b, ch, i, j]
+        _fill_planes(x, b, src, pt, pl, sh, sw, wq, pq)
         _tiles(src, wt, dst, c, op, offs, lq)
         for oc in range(o):
+            yo = y[b, oc].ravel()
+            do = dst[oc]
             for i in range(oh):
                 for j in range(ow):
-                    y[b, oc, i, j] = dst[oc, i * w2 + j]
+                    yo[_U(i * ow + j)] = do[_U(i * wq + j)]
 
 
-def _filter_samples_py(x, dy, src, g, acc, b0, b1, pt, pl, w2, offs, lq):
-    """``acc += `` the filter-gradient lane sums of samples [b0, b1) (``src``'s borders and ``g``'s
+def _filter_samples_py(x, dy, src, g, acc, b0, b1, pt, pl, sh, sw, wq, pq, offs, lq):
+    """``acc += `` the filter-gradient lane sums of samples [b0, b1) (``src``'s padding, ``g``'s
     dropped positions and extra rows zero, written once by the caller)."""
-    c, h, wd = x.shape[1:]
+    c = x.shape[1]
     o, oh, ow = dy.shape[1:]
     op = g.shape[0]
     for b in range(b0, b1):
-        for ch in range(c):
-            plane = src[ch]
-            for i in range(h):
-                row = (i + pt) * w2 + pl
-                for j in range(wd):
-                    plane[row + j] = x[b, ch, i, j]
+        _fill_planes(x, b, src, pt, pl, sh, sw, wq, pq)
         for oc in range(o):
+            go = g[oc]
+            do = dy[b, oc].ravel()
             for i in range(oh):
                 for j in range(ow):
-                    g[oc, i * w2 + j] = dy[b, oc, i, j]
+                    go[_U(i * wq + j)] = do[_U(i * ow + j)]
         _filter_tiles(src, g, acc, c, op, offs, lq)
 
 
@@ -219,20 +255,28 @@ def _loops():
         g.update(vzero=simd.vzero, vload=simd.vload, vstore=simd.vstore, vsplat=simd.vsplat, vfma=simd.vfma)
         g["_tiles"] = numba.njit(nogil=True, boundscheck=False)(_tiles_py)
         g["_filter_tiles"] = numba.njit(nogil=True, boundscheck=False)(_filter_tiles_py)
+        g["_fill_planes"] = numba.njit(inline="always")(_fill_planes_py)
         _LOOPS["forward"] = _loop_loader.njit(_forward_samples_py, boundscheck=False)
         _LOOPS["filter"] = _loop_loader.njit(_filter_samples_py, boundscheck=False)
     return _LOOPS
 
 
 # ------------------------------------------------------------------ the three convolutions
-def _geometry(hw, khw, pads, dil, ohw):
-    """Row width, tap offsets, positions to compute (a multiple of ``TILE_Q``) and plane stride."""
-    (h, w), (kh, kw), (t, b, le, r), (dh, dw), (oh, ow) = hw, khw, pads, dil, ohw
-    w2 = w + le + r
-    offs = np.array([i * dh * w2 + j * dw for i in range(kh) for j in range(kw)], np.intp)
-    lq = _round_up((oh - 1) * w2 + ow, TILE_Q)
-    s = _round_up(max((h + t + b) * w2, lq + int(offs[-1])) + LANES, LANES)
-    return w2, offs, lq, s
+def _geometry(hw, khw, pads, dil, stride, ohw):
+    """The planes' layout for the loops: phase-plane row width and size, tap offsets, positions to
+    compute (a multiple of ``TILE_Q``) and the channel stride of ``src``.
+
+    With stride (sh, sw) the padded input splits into sh*sw phase planes (rows r = sh*u + a, columns
+    col = sw*v + b in plane (a, b) at (u, v)); output (y, x) with tap (i, j) reads plane
+    ((i*dh) % sh, (j*dw) % sw) at (y + i*dh // sh, x + j*dw // sw): a stride-1 loop again."""
+    (h, w), (kh, kw), (t, b, le, r), (dh, dw), (sh, sw), (oh, ow) = hw, khw, pads, dil, stride, ohw
+    hq, wq = -(-(h + t + b) // sh), -(-(w + le + r) // sw)
+    pq = hq * wq
+    offs = np.array([((i * dh) % sh * sw + (j * dw) % sw) * pq + (i * dh) // sh * wq + (j * dw) // sw
+                     for i in range(kh) for j in range(kw)], np.intp)
+    lq = _round_up((oh - 1) * wq + ow, TILE_Q)
+    s = _round_up(max(sh * sw * pq, lq + int(offs.max())) + LANES, LANES)
+    return wq, pq, offs, lq, s
 
 
 def _split(n, work, nbytes):
@@ -256,26 +300,27 @@ def _tile_weights(w):
 
 
 def forward(x, w, y, attrs):
-    """``y[...] = conv2d(x, w)`` (stride 1, one group; float32, ``y`` C-contiguous NCHW)."""
+    """``y[...] = conv2d(x, w)`` (one group; float32, ``y`` C-contiguous NCHW)."""
     x = np.ascontiguousarray(x)
-    return _forward(x, _tile_weights(np.ascontiguousarray(w)), w.shape[2:], y, attrs["pad"], attrs["dilation"])
+    return _forward(x, _tile_weights(np.ascontiguousarray(w)), w.shape[2:], y, attrs["pad"], attrs["dilation"],
+                    attrs["stride"])
 
 
-def _forward(x, wt, khw, y, pads, dil):
+def _forward(x, wt, khw, y, pads, dil, stride):
     n, c, h, w = x.shape
     if y.size == 0:
         return y
     if x.size == 0:                 # no input channels: every sum is empty
         y[...] = 0
         return y
-    w2, offs, lq, s = _geometry((h, w), khw, pads, dil, y.shape[2:])
+    wq, pq, offs, lq, s = _geometry((h, w), khw, pads, dil, stride, y.shape[2:])
     fn = _loops()["forward"]
     op = wt.shape[2]
 
     def work(b0, b1):
         src = np.zeros((c, s), np.float32)
         dst = np.empty((op, lq), np.float32)
-        fn(x, wt, y, src, dst, b0, b1, pads[0], pads[2], w2, offs, lq)
+        fn(x, wt, y, src, dst, b0, b1, pads[0], pads[2], stride[0], stride[1], wq, pq, offs, lq)
     _split(n, work, 4 * n * c * len(offs) * y.shape[2] * y.shape[3])
     return y
 
@@ -285,11 +330,11 @@ def backprop_input(dy, w, dx, attrs):
     (see the module docstring); ``dx`` C-contiguous NCHW. The caller checked ``input_pads``."""
     pads = input_pads(attrs, w.shape)
     wf = np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3))   # (C, O, kH, kW), flipped
-    return _forward(np.ascontiguousarray(dy), _tile_weights(wf), w.shape[2:], dx, pads, attrs["dilation"])
+    return _forward(np.ascontiguousarray(dy), _tile_weights(wf), w.shape[2:], dx, pads, attrs["dilation"], (1, 1))
 
 
 def backprop_filter(x, dy, w_shape, attrs):
-    """The filter gradient (O, C, kH, kW) of a stride-1 convolution (float32)."""
+    """The filter gradient (O, C, kH, kW) of a convolution of one group (float32)."""
     x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
     n, c, h, w = x.shape
     o, _, kh, kw = w_shape
@@ -297,8 +342,9 @@ def backprop_filter(x, dy, w_shape, attrs):
     oh, ow = dy.shape[2:]
     if x.size == 0 or dy.size == 0:     # empty sums
         return np.zeros(w_shape, np.float32)
-    w2, offs, _, s = _geometry((h, w), (kh, kw), pads, dil, (oh, ow))
-    lq = _round_up((oh - 1) * w2 + ow, LANES)
+    stride = attrs["stride"]
+    wq, pq, offs, _, s = _geometry((h, w), (kh, kw), pads, dil, stride, (oh, ow))
+    lq = _round_up((oh - 1) * wq + ow, LANES)
     taps = _round_up(kh * kw, TAPS)
     offs = np.concatenate([offs, np.zeros(taps - kh * kw, np.intp)])   # extra taps: sums never read
     op = _round_up(o, TILE_O)
@@ -308,7 +354,7 @@ def backprop_filter(x, dy, w_shape, attrs):
         src = np.zeros((c, s), np.float32)
         g = np.zeros((op, lq), np.float32)
         acc = np.zeros((op, c, taps, LANES), np.float32)
-        fn(x, dy, src, g, acc, b0, b1, pads[0], pads[2], w2, offs, lq)
+        fn(x, dy, src, g, acc, b0, b1, pads[0], pads[2], stride[0], stride[1], wq, pq, offs, lq)
         return acc
     parts = _split(n, work, 4 * n * c * kh * kw * oh * ow)
     acc = parts[0]
