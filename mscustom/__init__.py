@@ -17,6 +17,9 @@ del _os, _sys
 
 from .dtype import (DType, float16, float32, float64, int8, int16, int32, int64, uint8, uint16,
                     uint32, uint64, bool_)
+from ._malloc import apply as _keep_freed_memory      # eager steps reuse freed arrays' pages (_malloc.py)
+_keep_freed_memory()
+del _keep_freed_memory
 from .tensor import Tensor, Parameter, ParameterTuple
 from .context import (GRAPH_MODE, PYNATIVE_MODE, set_context, get_context, set_device)
 from . import ops
