@@ -197,3 +197,29 @@ def test_simd_lanes():
     want = (a[1:].astype(np.float64) * b + 0.25).astype(np.float32)     # exact product, one rounding
     assert np.array_equal(out[:8], want)
     assert np.array_equal(out[8:], a[1:])
+
+
+@pytest.mark.parametrize("where", ["input", "filter"])
+def test_non_finite_values_give_the_reference_non_finite_pattern(where):
+    """An inf in the input (filter gradient) or the filter (input gradient): the direct loops would
+    multiply it by the zero of a dropped position or of the padding (NaN); conv.py then takes im2col,
+    and every gradient has the float64 reference's NaN and inf pattern and finite values."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 4, 12, 12)).astype(np.float32)
+    w = rng.standard_normal((8, 4, 3, 3)).astype(np.float32)
+    dy = rng.standard_normal((2, 8, 12, 12)).astype(np.float32)
+    if where == "input":
+        x[0, 1, 4, 0] = np.inf                  # the first column: dropped positions of the row above read it
+    else:
+        w[3, 2, 0, 2] = np.inf
+    attrs = _attrs(x.shape, w.shape, (1, 1, 1, 1))
+    assert conv_direct.applies(x, w, attrs, w.shape, 4, 144)
+    _, dx_ref, dw_ref = _refs(x, w, dy, attrs)
+    with np.errstate(invalid="ignore", over="ignore"):
+        dx = conv._backprop_input_compute(attrs, (dy, w))
+        dw = conv._backprop_filter_compute(attrs, (x, dy))
+    for got, want in ((dx, dx_ref), (dw, dw_ref)):
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        assert np.array_equal(np.isinf(got), np.isinf(want))
+        fin = np.isfinite(want)
+        np.testing.assert_allclose(got[fin], want[fin], rtol=1e-5, atol=1e-4)

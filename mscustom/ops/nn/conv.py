@@ -331,7 +331,7 @@ def _backprop_input_compute(attrs, ins, out=None):
     x_shape = attrs["x_shape"]
     dx = np.empty(x_shape, dy.dtype) if out is None else out
     if _conv_direct.applies(dy, w, attrs, w.shape, o, x_shape[2] * x_shape[3]) \
-            and _conv_direct.input_pads(attrs, w.shape) is not None:
+            and _conv_direct.input_pads(attrs, w.shape) is not None and np.isfinite(w).all():
         return _conv_direct.backprop_input(dy, w, dx, attrs)
     wt = w.reshape(g, o // g, cg * kh * kw).transpose(0, 2, 1)
     col2im = _cnn_loops.get("col2im")
@@ -357,7 +357,10 @@ def _backprop_filter_compute(attrs, ins):
     g = attrs["groups"]
     w_shape = attrs["w_shape"]
     if _conv_direct.applies(x, dy, attrs, w_shape, x.shape[1], dy.shape[2] * dy.shape[3]):
-        return _conv_direct.backprop_filter(x, dy, w_shape, attrs)
+        dw = _conv_direct.backprop_filter(x, dy, w_shape, attrs)
+        if not np.isnan(dw).any():
+            return dw
+        # a NaN may be a non-finite input value times the zero of a dropped position: im2col's sums decide
     o, cg, kh, kw = w_shape
     n, _, oh, ow = dy.shape
     dw = np.empty(w_shape, x.dtype) if n else np.zeros(w_shape, x.dtype)     # an empty batch: no terms

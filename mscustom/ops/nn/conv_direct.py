@@ -35,6 +35,13 @@ gradient use the same loops.
   output gradient is laid out with the same row width, zeros at dropped
   positions.
 
+Non-finite values: the loops also multiply zeros (padding, dropped positions)
+by input values or weights that im2col never pairs with them, and ``0 * inf``
+is NaN. ``conv.py`` therefore takes im2col for the input gradient when the
+filter is not finite, and recomputes a filter gradient that came out with a
+NaN (cheap checks: the filter and its gradient are small); the forward
+drops every such product, and its padding products are im2col's own.
+
 Results differ from the im2col path by the order of additions only (float32
 sums, fma); values are the same from run to run and thread count to thread
 count of one budget (each worker's filter sums are added in a fixed order).
