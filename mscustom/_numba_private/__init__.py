@@ -7,14 +7,18 @@ Everything mscustom does with APIs Numba does not promise to keep lives here:
 - ``cache``: loading a jit kernel's machine code straight from Numba's disk
   cache, without the 130 ms Numba spends building its compiler contexts;
 - ``forksafe``: re-arming Numba's GNU OpenMP threading layer and replacing
-  Numba's compiler lock in a forked child.
+  Numba's compiler lock in a forked child;
+- ``simd``: an eight-lane float32 value type for njit code (a Numba type, its
+  data model and ``intrinsic`` operations on LLVM vectors), the register
+  tiles of the direct convolution loops (``ops/nn/conv_direct.py``).
 
 They were written for Numba 0.68.x. ``supported()`` says whether the installed
 Numba is that series; each use is gated on it, and with any other Numba the
 callers take Numba's public path instead: aot plans keep calling through
 cffi, jit kernels load through ``dispatcher.compile`` (Numba's own cache
 lookup), and a forked child keeps Numba's own fork check (its omp layer
-refuses to run parallel kernels in the child).
+refuses to run parallel kernels in the child), and convolutions keep im2col
+and BLAS.
 
 Nothing here is imported by ``import mscustom``; ``supported()`` and the
 ``forksafe`` hooks never import Numba themselves.

@@ -51,6 +51,7 @@ layer); they also stand aside when the installed Numba is not the series
 """
 
 import os
+import threading
 
 import numpy as np
 
@@ -72,6 +73,7 @@ MAX_REDUCTION = 300
 # layer (8x8 outputs) the direct filter gradient took 25% more time than im2col's, the forward the same.
 MIN_POSITIONS = 128
 _LOOPS = {}
+_LOCK = threading.Lock()
 _STATE = {"on": None}
 
 
@@ -253,18 +255,22 @@ def _filter_samples_py(x, dy, src, g, acc, b0, b1, pt, pl, sh, sw, wq, pq, offs,
 
 
 def _loops():
-    if not _LOOPS:
-        import numba
+    """The compiled loops (built once; the lock keeps a second thread from seeing a partial table)."""
+    if _LOOPS:
+        return _LOOPS
+    with _LOCK:
+        if not _LOOPS:
+            import numba
 
-        from ..._numba_private import simd
-        from .. import _loop_loader
-        g = globals()
-        g.update(vzero=simd.vzero, vload=simd.vload, vstore=simd.vstore, vsplat=simd.vsplat, vfma=simd.vfma)
-        g["_tiles"] = numba.njit(nogil=True, boundscheck=False)(_tiles_py)
-        g["_filter_tiles"] = numba.njit(nogil=True, boundscheck=False)(_filter_tiles_py)
-        g["_fill_planes"] = numba.njit(inline="always")(_fill_planes_py)
-        _LOOPS["forward"] = _loop_loader.njit(_forward_samples_py, boundscheck=False)
-        _LOOPS["filter"] = _loop_loader.njit(_filter_samples_py, boundscheck=False)
+            from ..._numba_private import simd
+            from .. import _loop_loader
+            g = globals()
+            g.update(vzero=simd.vzero, vload=simd.vload, vstore=simd.vstore, vsplat=simd.vsplat, vfma=simd.vfma)
+            g["_tiles"] = numba.njit(nogil=True, boundscheck=False)(_tiles_py)
+            g["_filter_tiles"] = numba.njit(nogil=True, boundscheck=False)(_filter_tiles_py)
+            g["_fill_planes"] = numba.njit(inline="always")(_fill_planes_py)
+            _LOOPS.update(forward=_loop_loader.njit(_forward_samples_py, boundscheck=False),
+                          filter=_loop_loader.njit(_filter_samples_py, boundscheck=False))
     return _LOOPS
 
 
