@@ -223,3 +223,29 @@ def test_non_finite_values_give_the_reference_non_finite_pattern(where):
         assert np.array_equal(np.isinf(got), np.isinf(want))
         fin = np.isfinite(want)
         np.testing.assert_allclose(got[fin], want[fin], rtol=1e-5, atol=1e-4)
+
+
+def test_bias_and_relu_are_added_as_the_loops_write_the_output():
+    """``conv2d_bias`` (eager and into a replay's buffer) and the replay's conv+bias+ReLU chain: the
+    direct loops add the bias and write the ReLU in their copy pass, the bits of the products plus
+    ``y += b`` and ``maximum(y, 0)`` (NaN kept, -0.0 to 0.0)."""
+    from mscustom.ops.graph_mode import kernels as graph_kernels
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 4, 13, 11)).astype(np.float32)
+    x[1, 2, 5, 5] = np.nan
+    w = rng.standard_normal((6, 4, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(6).astype(np.float32)
+    b[2] = -0.0
+    attrs = _attrs(x.shape, w.shape, (1, 1, 1, 1))
+    plain = conv._conv2d_compute(attrs, (x, w))
+    want = plain + b.reshape(-1, 1, 1)
+    assert np.array_equal(conv._conv2d_bias_compute(attrs, (x, w, b)), want, equal_nan=True)
+    y, a = np.empty_like(want), np.empty_like(want)
+    conv.conv2d_bias_into(attrs, (x, w, b), (y,))
+    assert np.array_equal(y, want, equal_nan=True)
+    y[...] = 7
+    graph_kernels._conv2d_bias_relu_into(attrs, (x, w, b), (y, a))
+    assert np.array_equal(y, want, equal_nan=True)
+    relu = np.maximum(want, np.float32(0))
+    assert np.array_equal(a, relu, equal_nan=True)
+    assert not np.signbit(a[~np.isnan(a)]).any()

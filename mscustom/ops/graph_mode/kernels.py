@@ -279,6 +279,8 @@ def _conv2d_bias_relu_into(attrs, ins, outs):
     x, w, b = ins
     y, a = outs
     if _conv._fast(x, w) and _cnn_loops.fits(y, b, a):
+        if _conv.direct_bias_forward(attrs, x, w, b, y, a):      # the bias and the ReLU as the loops write y
+            return
         _conv.conv2d_products_into(attrs, x, w, y)
         n, o = y.shape[:2]
         _cnn_loops.get("bias_relu")(y.reshape(n, o, -1), b, a.reshape(n, o, -1))

@@ -496,8 +496,24 @@ def _add_bias(y, b):
     y += b.reshape(-1, 1, 1)
 
 
+def direct_bias_forward(attrs, x, w, b, y, act=None):
+    """``y = conv2d(x, w) + b`` (and ``act = relu(y)`` where given) by the direct loops, the bias (and
+    the ReLU) added as the loops write ``y``: True where they take these operands (``y``, ``act``
+    C-contiguous float32, the bias of the same dtype), False otherwise (nothing written)."""
+    if b.dtype != x.dtype or not y.flags.c_contiguous or (act is not None and not act.flags.c_contiguous) \
+            or not _conv_direct.applies(x, w, attrs, w.shape, x.shape[1], y.shape[2] * y.shape[3]):
+        return False
+    _conv_direct.forward(x, w, y, attrs, bias=b, act=act)
+    return True
+
+
 def _conv2d_bias_compute(attrs, ins):
     x, w, b = ins
+    if _fast(x, w):
+        oh, ow = conv_output_hw(x.shape[2:], w.shape[2:], attrs)
+        y = np.empty((x.shape[0], w.shape[0], oh, ow), x.dtype)
+        if direct_bias_forward(attrs, x, w, b, y):
+            return y
     y = _conv2d_compute(attrs, (x, w))
     _add_bias(y, b)
     return y
@@ -509,6 +525,8 @@ def conv2d_bias_into(attrs, ins, outs):
     y = outs[0]
     if not _fast(x, w) or not y.flags.c_contiguous:
         np.copyto(y, _conv2d_bias_compute(attrs, ins))
+        return
+    if direct_bias_forward(attrs, x, w, b, y):
         return
     conv2d_products_into(attrs, x, w, y)
     _add_bias(y, b)

@@ -220,9 +220,11 @@ def _fill_planes_py(x, b, src, pt, pl, sh, sw, wq, pq):
                     plane[_U(base + v)] = xs[_U(at + j0 + v * sw)]
 
 
-def _forward_samples_py(x, wt, y, src, dst, b0, b1, pt, pl, sh, sw, wq, pq, offs, lq):
+def _forward_samples_py(x, wt, y, src, dst, b0, b1, pt, pl, sh, sw, wq, pq, offs, lq, bias, act, mode):
     """``y[b] = `` the convolution of sample ``b`` for b in [b0, b1): its planes into the zero-bordered
-    ``src`` (zeroed once by the caller), the tiles, the valid positions out."""
+    ``src`` (zeroed once by the caller), the tiles, the valid positions out; ``mode`` 1 adds
+    ``bias[oc]`` as they are copied (``conv2d_bias``: the float32 sum plus the bias, as ``y += b``),
+    2 also writes ``act = relu(y)`` (``_bias_relu``'s rule: NaN stays, -0.0 gives 0.0)."""
     c = x.shape[1]
     o, oh, ow = y.shape[1:]
     op = dst.shape[0]
@@ -232,9 +234,26 @@ def _forward_samples_py(x, wt, y, src, dst, b0, b1, pt, pl, sh, sw, wq, pq, offs
         for oc in range(o):
             yo = y[b, oc].ravel()
             do = dst[oc]
+            if mode == 0:
+                for i in range(oh):
+                    for j in range(ow):
+                        yo[_U(i * ow + j)] = do[_U(i * wq + j)]
+                continue
+            bv = bias[oc]
+            if mode == 1:
+                for i in range(oh):
+                    for j in range(ow):
+                        yo[_U(i * ow + j)] = do[_U(i * wq + j)] + bv
+                continue
+            ao = act[b, oc].ravel()
             for i in range(oh):
                 for j in range(ow):
-                    yo[_U(i * ow + j)] = do[_U(i * wq + j)]
+                    v = do[_U(i * wq + j)] + bv
+                    yo[_U(i * ow + j)] = v
+                    if v > 0 or v != v:
+                        ao[_U(i * ow + j)] = v
+                    else:
+                        ao[_U(i * ow + j)] = 0
 
 
 def _filter_samples_py(x, dy, src, g, acc, b0, b1, pt, pl, sh, sw, wq, pq, offs, lq):
@@ -312,20 +331,33 @@ def _tile_weights(w):
     return wt
 
 
-def forward(x, w, y, attrs):
-    """``y[...] = conv2d(x, w)`` (one group; float32, ``y`` C-contiguous NCHW)."""
+_NO_BIAS = np.zeros(0, np.float32)
+_NO_ACT = np.zeros((0, 0, 0, 0), np.float32)
+
+
+def forward(x, w, y, attrs, bias=None, act=None):
+    """``y[...] = conv2d(x, w)`` (one group; float32, ``y`` C-contiguous NCHW); with ``bias`` (O,) plus
+    the bias, and with ``act`` (C-contiguous, ``y``'s shape) also ``act[...] = relu(y)``, both in the
+    pass that writes ``y``."""
     x = np.ascontiguousarray(x)
     return _forward(x, _tile_weights(np.ascontiguousarray(w)), w.shape[2:], y, attrs["pad"], attrs["dilation"],
-                    attrs["stride"])
+                    attrs["stride"], bias, act)
 
 
-def _forward(x, wt, khw, y, pads, dil, stride):
+def _forward(x, wt, khw, y, pads, dil, stride, bias=None, act=None):
     n, c, h, w = x.shape
     if y.size == 0:
         return y
+    mode = 0 if bias is None else 1 if act is None else 2
     if x.size == 0:                 # no input channels: every sum is empty
         y[...] = 0
+        if mode:
+            y += bias.reshape(-1, 1, 1)
+        if mode == 2:
+            np.maximum(y, 0, out=act)
         return y
+    bias = _NO_BIAS if bias is None else np.ascontiguousarray(bias)
+    act = _NO_ACT if act is None else act
     wq, pq, offs, lq, s = _geometry((h, w), khw, pads, dil, stride, y.shape[2:])
     fn = _loops()["forward"]
     op = wt.shape[2]
@@ -333,7 +365,7 @@ def _forward(x, wt, khw, y, pads, dil, stride):
     def work(b0, b1):
         src = np.zeros((c, s), np.float32)
         dst = np.empty((op, lq), np.float32)
-        fn(x, wt, y, src, dst, b0, b1, pads[0], pads[2], stride[0], stride[1], wq, pq, offs, lq)
+        fn(x, wt, y, src, dst, b0, b1, pads[0], pads[2], stride[0], stride[1], wq, pq, offs, lq, bias, act, mode)
     _split(n, work, 4 * n * c * len(offs) * y.shape[2] * y.shape[3])
     return y
 
