@@ -37,6 +37,7 @@ Values returned to the caller never live in the arena: each replay gives
 them fresh memory, so results kept from earlier calls never change.
 """
 
+import functools
 import sys
 import threading
 import weakref
@@ -337,7 +338,8 @@ class Record:
 
     def _fuse_consumers(self):
         """An op with ``FFuseConsumer = {consumer: (accept, fn)}`` and a later call of ``consumer`` whose
-        first input is this call's first output run as one kernel ``fn`` at the first call.
+        first input is this call's first output run as one kernel ``fn`` at the first call (a rule
+        ``(accept, fn, True)`` has ``fn`` called with ``consumer_attrs=`` the consumer's attributes too).
 
         ``fn(attrs, inputs + consumer's other inputs, outputs + consumer's
         outputs)`` writes both calls' outputs (a Dense layer's output and the
@@ -374,7 +376,9 @@ class Record:
                 rule = rules.get(other.op.name)
                 if rule is None or other.mode != "into" or id(other) in dropped:
                     continue
-                accept, fn = rule
+                accept, fn = rule[:2]
+                if len(rule) > 2 and rule[2]:       # the kernel reads the consumer's attributes too
+                    fn = functools.partial(fn, consumer_attrs=other.attrs)
                 extra = other.ins[1:]
                 if any(producer_index.get(s, -1) >= j for s in extra) \
                         or (accept is not None and not accept(st.attrs, other.attrs, arrays[first])):

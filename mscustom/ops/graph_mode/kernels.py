@@ -22,7 +22,9 @@ replay (``_core/replay.py``) can do better when it owns the output memory:
   consumer's outputs)``. A Dense layer and the ReLU after it, and relu's
   gradient and the bias gradient summing it, each become one pass over
   memory this way (Numba loops, ``loops.py``); so do a convolution's
-  bias add and the ReLU after it (``conv2d_bias``, ``nn/cnn_loops.py``).
+  bias add and the ReLU after it (``conv2d_bias``, ``nn/cnn_loops.py``), and
+  a convolution and the inference BatchNorm of its output (a rule ``(accept,
+  fn, True)``: ``fn`` also gets ``consumer_attrs``, here the BatchNorm's eps).
 
 Convolution, its input gradient, max pooling (both outputs) and its gradient
 write into the replay's buffers with the eager kernels' Numba loops.
@@ -41,7 +43,7 @@ from ..._core.registry import get_op
 from .. import _products
 from . import fusion_exprs as _fusion_exprs, loops as _loops
 from ..nn import activation as _activation, cnn_loops as _cnn_loops, conv as _conv, loss_fused as _loss_fused
-from ..nn import batch_norm as _batch_norm, pool as _pool
+from ..nn import batch_norm as _batch_norm, batch_norm_infer as _bn_infer, pool as _pool
 
 __all__ = ["install"]
 
@@ -289,6 +291,29 @@ def _conv2d_bias_relu_into(attrs, ins, outs):
         np.maximum(y, _activation.relu_zero(a.shape, a.dtype), out=a)
 
 
+def _conv2d_bn_infer_into(attrs, ins, outs, consumer_attrs):
+    """``conv2d`` and the inference BatchNorm of its output (``batch_norm_infer``): the direct loops write
+    the normalized values as they copy the products out (one pass for both outputs; the conv output
+    is kept, a gradient may read it); otherwise the products, then the BatchNorm's own pass. Both
+    give ``batch_norm_infer``'s bits."""
+    x, w, gamma, beta, mean, var = ins
+    y, out = outs
+    eps = consumer_attrs["eps"]
+    if _conv._fast(x, w) and x.dtype == np.float32 and _cnn_loops.fits(y, gamma, beta, mean, var, out) \
+            and _conv.direct_bn_forward(attrs, x, w, y, out, mean, _bn_infer.channel_scale(var, eps), gamma, beta):
+        return
+    _conv2d_into(attrs, (x, w), (y,))
+    _bn_infer.compute_into(y, gamma, beta, mean, var, eps, out)
+
+
+def _bn_infer_into(attrs, ins, outs):
+    out = outs[0]
+    if out.flags.c_contiguous:
+        _bn_infer.compute_into(*ins, attrs["eps"], out)
+    else:
+        np.copyto(out, _bn_infer.compute_into(*ins, attrs["eps"], np.empty(out.shape, out.dtype)))
+
+
 def _max_pool_into(attrs, ins, outs):
     x = ins[0]
     out, idx = outs
@@ -328,7 +353,7 @@ _INTO = {
     "sparse_softmax_cross_entropy_grad": _sparse_ce_grad_into, "dense": _dense_into,
     "conv2d": _conv2d_into, "conv2d_bias": _conv.conv2d_bias_into, "max_pool2d": _max_pool_into,
     "max_pool2d_grad": _max_pool_grad_into, "conv2d_backprop_input": _backprop_input_into,
-    "batch_norm_train": _batch_norm.forward_into,
+    "batch_norm_train": _batch_norm.forward_into, "batch_norm_infer": _bn_infer_into,
 }
 
 _VIEWS = {"transpose": _transpose_view}
@@ -336,6 +361,7 @@ _VIEWS = {"transpose": _transpose_view}
 _FUSED = {"sparse_softmax_cross_entropy": ("sparse_softmax_cross_entropy_grad", 2, _sparse_ce_and_grad_into)}
 
 _CONSUMERS = {"dense": {"relu": (None, _dense_relu_into)},
+              "conv2d": {"batch_norm_infer": (None, _conv2d_bn_infer_into, True)},    # eps: the consumer's
               "conv2d_bias": {"relu": (None, _conv2d_bias_relu_into)},
               "batch_norm_train": {"relu": (None, _batch_norm.forward_into)},      # the ReLU in its last pass
               "relu_grad": {"reduce_sum": (_sums_rows, _relu_grad_sum_into)}}

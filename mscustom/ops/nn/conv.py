@@ -507,6 +507,17 @@ def direct_bias_forward(attrs, x, w, b, y, act=None):
     return True
 
 
+def direct_bn_forward(attrs, x, w, y, out, mean, scale, gamma, beta):
+    """``y = conv2d(x, w)`` and ``out = (y - mean) / scale * gamma + beta`` by the direct loops in one
+    pass (an inference BatchNorm after the convolution, in graph replays): True where they take these
+    operands (C-contiguous float32 outputs), False otherwise (nothing written)."""
+    if not y.flags.c_contiguous or not out.flags.c_contiguous \
+            or not _conv_direct.applies(x, w, attrs, w.shape, x.shape[1], y.shape[2] * y.shape[3]):
+        return False
+    _conv_direct.forward(x, w, y, attrs, act=out, bn=(mean, scale, gamma, beta))
+    return True
+
+
 def _conv2d_bias_compute(attrs, ins):
     x, w, b = ins
     if _fast(x, w):

@@ -220,11 +220,13 @@ def _fill_planes_py(x, b, src, pt, pl, sh, sw, wq, pq):
                     plane[_U(base + v)] = xs[_U(at + j0 + v * sw)]
 
 
-def _forward_samples_py(x, wt, y, src, dst, b0, b1, pt, pl, sh, sw, wq, pq, offs, lq, bias, act, mode):
+def _forward_samples_py(x, wt, y, src, dst, b0, b1, pt, pl, sh, sw, wq, pq, offs, lq, chan, act, mode):
     """``y[b] = `` the convolution of sample ``b`` for b in [b0, b1): its planes into the zero-bordered
-    ``src`` (zeroed once by the caller), the tiles, the valid positions out; ``mode`` 1 adds
-    ``bias[oc]`` as they are copied (``conv2d_bias``: the float32 sum plus the bias, as ``y += b``),
-    2 also writes ``act = relu(y)`` (``_bias_relu``'s rule: NaN stays, -0.0 gives 0.0)."""
+    ``src`` (zeroed once by the caller), the tiles, the valid positions out. As they are copied,
+    per output channel ``oc`` (``chan`` rows; each step one rounding in the dtype, as NumPy's ops):
+    mode 1 adds ``chan[0, oc]`` (``conv2d_bias``: ``y += b``); mode 2 also writes ``act = relu(y)``
+    (``_bias_relu``'s rule: NaN stays, -0.0 gives 0.0); mode 3 writes ``act = (y - chan[0]) /
+    chan[1] * chan[2] + chan[3]`` (a BatchNorm's inference: mean, ``sqrt(var + eps)``, gamma, beta)."""
     c = x.shape[1]
     o, oh, ow = y.shape[1:]
     op = dst.shape[0]
@@ -239,7 +241,16 @@ def _forward_samples_py(x, wt, y, src, dst, b0, b1, pt, pl, sh, sw, wq, pq, offs
                     for j in range(ow):
                         yo[_U(i * ow + j)] = do[_U(i * wq + j)]
                 continue
-            bv = bias[oc]
+            if mode == 3:
+                ao = act[b, oc].ravel()
+                mu, sd, gm, bt = chan[0, oc], chan[1, oc], chan[2, oc], chan[3, oc]
+                for i in range(oh):
+                    for j in range(ow):
+                        v = do[_U(i * wq + j)]
+                        yo[_U(i * ow + j)] = v
+                        ao[_U(i * ow + j)] = (v - mu) / sd * gm + bt
+                continue
+            bv = chan[0, oc]
             if mode == 1:
                 for i in range(oh):
                     for j in range(ow):
@@ -331,32 +342,36 @@ def _tile_weights(w):
     return wt
 
 
-_NO_BIAS = np.zeros(0, np.float32)
+_NO_CHAN = np.zeros((0, 0), np.float32)
 _NO_ACT = np.zeros((0, 0, 0, 0), np.float32)
 
 
-def forward(x, w, y, attrs, bias=None, act=None):
-    """``y[...] = conv2d(x, w)`` (one group; float32, ``y`` C-contiguous NCHW); with ``bias`` (O,) plus
-    the bias, and with ``act`` (C-contiguous, ``y``'s shape) also ``act[...] = relu(y)``, both in the
-    pass that writes ``y``."""
+def forward(x, w, y, attrs, bias=None, act=None, bn=None):
+    """``y[...] = conv2d(x, w)`` (one group; float32, ``y`` C-contiguous NCHW), in the pass that writes
+    ``y`` also: with ``bias`` (O,) the bias added, and with ``act`` (C-contiguous, ``y``'s shape)
+    ``act[...] = relu(y)``; or with ``bn = (mean, scale, gamma, beta)`` (each (O,), ``scale`` the
+    ``sqrt(var + eps)``) ``act[...] = (y - mean) / scale * gamma + beta``."""
     x = np.ascontiguousarray(x)
     return _forward(x, _tile_weights(np.ascontiguousarray(w)), w.shape[2:], y, attrs["pad"], attrs["dilation"],
-                    attrs["stride"], bias, act)
+                    attrs["stride"], bias, act, bn)
 
 
-def _forward(x, wt, khw, y, pads, dil, stride, bias=None, act=None):
+def _forward(x, wt, khw, y, pads, dil, stride, bias=None, act=None, bn=None):
     n, c, h, w = x.shape
     if y.size == 0:
         return y
-    mode = 0 if bias is None else 1 if act is None else 2
+    mode = 3 if bn is not None else 0 if bias is None else 1 if act is None else 2
     if x.size == 0:                 # no input channels: every sum is empty
         y[...] = 0
-        if mode:
+        if mode in (1, 2):
             y += bias.reshape(-1, 1, 1)
         if mode == 2:
             np.maximum(y, 0, out=act)
+        if mode == 3:
+            mean, scale, gamma, beta = (v.reshape(-1, 1, 1) for v in bn)
+            np.add(np.multiply(np.true_divide(np.subtract(y, mean), scale), gamma), beta, out=act)
         return y
-    bias = _NO_BIAS if bias is None else np.ascontiguousarray(bias)
+    chan = _NO_CHAN if mode == 0 else np.stack(bn) if mode == 3 else np.ascontiguousarray(bias).reshape(1, -1)
     act = _NO_ACT if act is None else act
     wq, pq, offs, lq, s = _geometry((h, w), khw, pads, dil, stride, y.shape[2:])
     fn = _loops()["forward"]
@@ -365,7 +380,7 @@ def _forward(x, wt, khw, y, pads, dil, stride, bias=None, act=None):
     def work(b0, b1):
         src = np.zeros((c, s), np.float32)
         dst = np.empty((op, lq), np.float32)
-        fn(x, wt, y, src, dst, b0, b1, pads[0], pads[2], stride[0], stride[1], wq, pq, offs, lq, bias, act, mode)
+        fn(x, wt, y, src, dst, b0, b1, pads[0], pads[2], stride[0], stride[1], wq, pq, offs, lq, chan, act, mode)
     _split(n, work, 4 * n * c * len(offs) * y.shape[2] * y.shape[3])
     return y
 

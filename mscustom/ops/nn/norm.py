@@ -17,6 +17,7 @@ import numpy as np
 from ..._core import capture as _capture
 from ...tensor import Tensor
 from . import batch_norm as _bn
+from . import batch_norm_infer as _bn_infer
 from .. import functional as F
 from .._builtin import tensor_arg
 
@@ -78,6 +79,9 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
         _capture.effect(_MovingUpdate(float(momentum), count / (count - 1)),
                         running_mean, running_var, mean, var)
     else:
+        if _bn_infer.takes(x._data, weight._data, bias._data, running_mean._data, running_var._data) \
+                and not _exporting():       # one op, the composed form's bits (batch_norm_infer.py)
+            return _bn_infer.batch_norm_infer(x, weight, bias, running_mean, running_var, eps)
         mean = F.reshape(F.stop_gradient(running_mean), shape)
         var = F.reshape(F.stop_gradient(running_var), shape)
         y = F.div(F.sub(x, mean), F.sqrt(F.add(var, eps)))
