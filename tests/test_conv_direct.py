@@ -84,7 +84,7 @@ def test_resnet_layers_take_the_direct_loops_and_agree_with_im2col(monkeypatch, 
     calls = []
     for name in ("forward", "backprop_input", "backprop_filter"):
         real = getattr(conv_direct, name)
-        monkeypatch.setattr(conv_direct, name, lambda *a, _real=real, _name=name: calls.append(_name) or _real(*a))
+        monkeypatch.setattr(conv_direct, name, lambda *a, _real=real, _name=name, **kw: calls.append(_name) or _real(*a, **kw))
     direct = run()
     want = ["backprop_filter", "backprop_input", "forward"] if stride == 1 else ["backprop_filter", "forward"]
     assert sorted(set(calls)) == want

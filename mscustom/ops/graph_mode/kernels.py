@@ -281,7 +281,7 @@ def _conv2d_bias_relu_into(attrs, ins, outs):
     x, w, b = ins
     y, a = outs
     if _conv._fast(x, w) and _cnn_loops.fits(y, b, a):
-        if _conv.direct_bias_forward(attrs, x, w, b, y, a):      # the bias and the ReLU as the loops write y
+        if _conv.direct_forward(attrs, x, w, y, bias=b, act=a):      # the bias and the ReLU as the loops write y
             return
         _conv.conv2d_products_into(attrs, x, w, y)
         n, o = y.shape[:2]
@@ -299,19 +299,11 @@ def _conv2d_bn_infer_into(attrs, ins, outs, consumer_attrs):
     x, w, gamma, beta, mean, var = ins
     y, out = outs
     eps = consumer_attrs["eps"]
-    if _conv._fast(x, w) and x.dtype == np.float32 and _cnn_loops.fits(y, gamma, beta, mean, var, out) \
-            and _conv.direct_bn_forward(attrs, x, w, y, out, mean, _bn_infer.channel_scale(var, eps), gamma, beta):
+    if _cnn_loops.fits(y, gamma, beta, mean, var, out) and _conv.direct_forward(
+            attrs, x, w, y, act=out, bn=(mean, _bn_infer.channel_scale(var, eps), gamma, beta)):
         return
     _conv2d_into(attrs, (x, w), (y,))
-    _bn_infer.compute_into(y, gamma, beta, mean, var, eps, out)
-
-
-def _bn_infer_into(attrs, ins, outs):
-    out = outs[0]
-    if out.flags.c_contiguous:
-        _bn_infer.compute_into(*ins, attrs["eps"], out)
-    else:
-        np.copyto(out, _bn_infer.compute_into(*ins, attrs["eps"], np.empty(out.shape, out.dtype)))
+    _bn_infer.into({"eps": eps}, (y, gamma, beta, mean, var), (out,))
 
 
 def _max_pool_into(attrs, ins, outs):
@@ -353,7 +345,7 @@ _INTO = {
     "sparse_softmax_cross_entropy_grad": _sparse_ce_grad_into, "dense": _dense_into,
     "conv2d": _conv2d_into, "conv2d_bias": _conv.conv2d_bias_into, "max_pool2d": _max_pool_into,
     "max_pool2d_grad": _max_pool_grad_into, "conv2d_backprop_input": _backprop_input_into,
-    "batch_norm_train": _batch_norm.forward_into, "batch_norm_infer": _bn_infer_into,
+    "batch_norm_train": _batch_norm.forward_into, "batch_norm_infer": _bn_infer.into,
 }
 
 _VIEWS = {"transpose": _transpose_view}

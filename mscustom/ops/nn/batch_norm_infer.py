@@ -20,7 +20,7 @@ from ... import extend as _extend
 from ..._core.dispatch import call
 from .. import functional as F
 
-__all__ = ["batch_norm_infer", "takes", "compute_into", "channel_scale"]
+__all__ = ["batch_norm_infer", "takes", "compute_into", "channel_scale", "into"]
 
 _NAME = "batch_norm_infer"
 
@@ -51,17 +51,17 @@ def compute_into(x, gamma, beta, mean, var, eps, out):
     return out
 
 
-def _compute(attrs, ins):
-    x = ins[0]
-    return compute_into(*ins, attrs["eps"], np.empty(x.shape, x.dtype))
-
-
-def _into(attrs, ins, req, outs):
+def into(attrs, ins, outs):
+    """The op's kernel: its output written into ``outs[0]`` (eager calls' and graph replays' buffers)."""
     out = outs[0]
     if out.flags.c_contiguous:
         compute_into(*ins, attrs["eps"], out)
     else:
-        np.copyto(out, _compute(attrs, ins))
+        np.copyto(out, compute_into(*ins, attrs["eps"], np.empty(out.shape, out.dtype)))
+
+
+def _into(attrs, ins, req, outs):
+    into(attrs, ins, outs)
 
 
 def _shape(attrs, shapes):

@@ -423,6 +423,16 @@ def _bn_stats(x, ch, mean, var):
 _bn_stats_py = _bn_stats
 
 
+def _bn_channel(x, ch, gamma, beta, eps, mean, var):
+    """Channel ``ch``'s statistics (``_bn_stats``, written to ``mean``/``var``) and its normalization
+    ``(mean, gamma / sqrt(var + eps), beta)``: ``y = (x - mean) * k + beta``."""
+    mu = _bn_stats(x, ch, mean, var)
+    return mu, gamma[ch] / np.sqrt(var[ch] + eps), beta[ch]
+
+
+_bn_channel_py = _bn_channel
+
+
 def _bn_forward(x, gamma, beta, eps, y, mean, var, c0, c1):
     """BatchNorm's training forward over ``x`` (N, C, P), channel by channel (its values stay in cache):
     the mean and variance (``_bn_stats``), then ``y = (x - mean) * (gamma / sqrt(var + eps)) + beta``;
@@ -430,9 +440,7 @@ def _bn_forward(x, gamma, beta, eps, y, mean, var, c0, c1):
     channels out (each channel's values do not depend on the split)."""
     n, c, p = x.shape
     for ch in range(c0, c1):
-        mu = _bn_stats(x, ch, mean, var)
-        k = gamma[ch] / np.sqrt(var[ch] + eps)
-        bt = beta[ch]
+        mu, k, bt = _bn_channel(x, ch, gamma, beta, eps, mean, var)
         for b in range(n):
             row = x[b, ch]
             out = y[b, ch]
@@ -445,9 +453,7 @@ def _bn_forward_relu(x, gamma, beta, eps, y, a, mean, var, c0, c1):
     a ReLU in a graph replay); ``a`` as ``_bias_relu`` writes it."""
     n, c, p = x.shape
     for ch in range(c0, c1):
-        mu = _bn_stats(x, ch, mean, var)
-        k = gamma[ch] / np.sqrt(var[ch] + eps)
-        bt = beta[ch]
+        mu, k, bt = _bn_channel(x, ch, gamma, beta, eps, mean, var)
         for b in range(n):
             row = x[b, ch]
             out = y[b, ch]
@@ -505,12 +511,13 @@ def get(name):
     fn = _LOOPS.get(name)
     if fn is None:
         import numba
-        if not _LOOPS:          # the loops call _span, _plane_rows, _plane_add, _bn_stats compiled (from these globals)
+        if not _LOOPS:          # the loops call these helpers compiled (from these globals)
             _LOOPS["_span"] = globals()["_span"] = numba.njit(inline="always")(_span_py)
             _LOOPS["_plane_rows"] = globals()["_plane_rows"] = numba.njit(inline="always")(_plane_rows_py)
             _LOOPS["_plane_add"] = globals()["_plane_add"] = numba.njit(inline="always")(_plane_add_py)
             for r in _REDUCERS:
                 _LOOPS[r] = globals()[r] = numba.njit(fastmath=_REDUCE_FASTMATH, nogil=True)(_REDUCER_PY[r])
             _LOOPS["_bn_stats"] = globals()["_bn_stats"] = numba.njit(inline="always")(_bn_stats_py)
+            _LOOPS["_bn_channel"] = globals()["_bn_channel"] = numba.njit(inline="always")(_bn_channel_py)
         fn = _LOOPS[name] = _loop_loader.njit(_FNS[name])
     return fn

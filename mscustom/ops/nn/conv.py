@@ -1,9 +1,10 @@
 """Convolutions (NCHW): ``conv2d``, ``conv1d``, ``conv2d_transpose`` and their backprop ops.
 
-Stride-1 float32 layers with few channels (at most ``conv_direct.MAX_REDUCTION``
-channels x taps per sum: a ResNet's 16- and 32-channel 3x3 layers) run as
-register-tiled direct loops, no column matrix (``conv_direct.py``). The other
-kernels are im2col + BLAS matrix products. For float32 and float64,
+float32 layers with few channels (at most ``conv_direct.MAX_REDUCTION``
+channels x taps per sum, at least ``conv_direct.MIN_POSITIONS`` outputs per
+plane: a ResNet's 16- and 32-channel 3x3 layers) run as register-tiled direct
+loops, no column matrix (``conv_direct.py``; the input gradient of strided
+layers excepted). The other kernels are im2col + BLAS matrix products. For float32 and float64,
 each layer runs over chunks of samples whose columns stay in cache (2 MiB;
 the whole batch for small layers): Numba loops (``cnn_loops.py``) write a
 chunk's columns into a reused buffer, then products per sample give the
@@ -496,25 +497,16 @@ def _add_bias(y, b):
     y += b.reshape(-1, 1, 1)
 
 
-def direct_bias_forward(attrs, x, w, b, y, act=None):
-    """``y = conv2d(x, w) + b`` (and ``act = relu(y)`` where given) by the direct loops, the bias (and
-    the ReLU) added as the loops write ``y``: True where they take these operands (``y``, ``act``
-    C-contiguous float32, the bias of the same dtype), False otherwise (nothing written)."""
-    if b.dtype != x.dtype or not y.flags.c_contiguous or (act is not None and not act.flags.c_contiguous) \
+def direct_forward(attrs, x, w, y, bias=None, act=None, bn=None):
+    """``y = conv2d(x, w)`` by the direct loops, with what ``conv_direct.forward`` writes in the same
+    pass (a bias, the ReLU of ``y`` or an inference BatchNorm of ``y`` into ``act``): True where the
+    loops take these operands (C-contiguous outputs, a bias of ``x``'s dtype), False otherwise
+    (nothing written)."""
+    if not y.flags.c_contiguous or (act is not None and not act.flags.c_contiguous) \
+            or (bias is not None and bias.dtype != x.dtype) \
             or not _conv_direct.applies(x, w, attrs, w.shape, x.shape[1], y.shape[2] * y.shape[3]):
         return False
-    _conv_direct.forward(x, w, y, attrs, bias=b, act=act)
-    return True
-
-
-def direct_bn_forward(attrs, x, w, y, out, mean, scale, gamma, beta):
-    """``y = conv2d(x, w)`` and ``out = (y - mean) / scale * gamma + beta`` by the direct loops in one
-    pass (an inference BatchNorm after the convolution, in graph replays): True where they take these
-    operands (C-contiguous float32 outputs), False otherwise (nothing written)."""
-    if not y.flags.c_contiguous or not out.flags.c_contiguous \
-            or not _conv_direct.applies(x, w, attrs, w.shape, x.shape[1], y.shape[2] * y.shape[3]):
-        return False
-    _conv_direct.forward(x, w, y, attrs, act=out, bn=(mean, scale, gamma, beta))
+    _conv_direct.forward(x, w, y, attrs, bias=bias, act=act, bn=bn)
     return True
 
 
@@ -523,9 +515,9 @@ def _conv2d_bias_compute(attrs, ins):
     if _fast(x, w):
         oh, ow = conv_output_hw(x.shape[2:], w.shape[2:], attrs)
         y = np.empty((x.shape[0], w.shape[0], oh, ow), x.dtype)
-        if direct_bias_forward(attrs, x, w, b, y):
-            return y
-    y = _conv2d_compute(attrs, (x, w))
+        conv2d_bias_into(attrs, ins, (y,))
+        return y
+    y = _conv2d_ref(attrs, (x, w))
     _add_bias(y, b)
     return y
 
@@ -537,7 +529,7 @@ def conv2d_bias_into(attrs, ins, outs):
     if not _fast(x, w) or not y.flags.c_contiguous:
         np.copyto(y, _conv2d_bias_compute(attrs, ins))
         return
-    if direct_bias_forward(attrs, x, w, b, y):
+    if direct_forward(attrs, x, w, y, bias=b):
         return
     conv2d_products_into(attrs, x, w, y)
     _add_bias(y, b)
@@ -546,8 +538,7 @@ def conv2d_bias_into(attrs, ins, outs):
 def conv2d_products_into(attrs, x, w, y):
     """The products of a float32/float64 convolution written into the C-contiguous NCHW ``y``."""
     x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
-    if _conv_direct.applies(x, w, attrs, w.shape, x.shape[1], y.shape[2] * y.shape[3]):
-        _conv_direct.forward(x, w, y, attrs)
+    if direct_forward(attrs, x, w, y):
         return
     g = attrs["groups"]
     n = x.shape[0]

@@ -50,6 +50,7 @@ layer); they also stand aside when the installed Numba is not the series
 ``_numba_private`` was written for.
 """
 
+import functools
 import os
 import threading
 
@@ -305,9 +306,11 @@ def _loops():
 
 
 # ------------------------------------------------------------------ the three convolutions
+@functools.lru_cache(maxsize=512)
 def _geometry(hw, khw, pads, dil, stride, ohw):
     """The planes' layout for the loops: phase-plane row width and size, tap offsets, positions to
-    compute (a multiple of ``TILE_Q``) and the channel stride of ``src``.
+    compute (a multiple of ``TILE_Q``) and the channel stride of ``src``. Kept per signature (the
+    arguments are tuples); the offsets array is shared, read only by the loops.
 
     With stride (sh, sw) the padded input splits into sh*sw phase planes (rows r = sh*u + a, columns
     col = sw*v + b in plane (a, b) at (u, v)); output (y, x) with tap (i, j) reads plane
@@ -373,7 +376,7 @@ def _forward(x, wt, khw, y, pads, dil, stride, bias=None, act=None, bn=None):
         return y
     chan = _NO_CHAN if mode == 0 else np.stack(bn) if mode == 3 else np.ascontiguousarray(bias).reshape(1, -1)
     act = _NO_ACT if act is None else act
-    wq, pq, offs, lq, s = _geometry((h, w), khw, pads, dil, stride, y.shape[2:])
+    wq, pq, offs, lq, s = _geometry((h, w), tuple(khw), tuple(pads), tuple(dil), tuple(stride), y.shape[2:])
     fn = _loops()["forward"]
     op = wt.shape[2]
 
@@ -403,7 +406,7 @@ def backprop_filter(x, dy, w_shape, attrs):
     if x.size == 0 or dy.size == 0:     # empty sums
         return np.zeros(w_shape, np.float32)
     stride = attrs["stride"]
-    wq, pq, offs, _, s = _geometry((h, w), (kh, kw), pads, dil, stride, (oh, ow))
+    wq, pq, offs, _, s = _geometry((h, w), (kh, kw), tuple(pads), tuple(dil), tuple(stride), (oh, ow))
     lq = _round_up((oh - 1) * wq + ow, LANES)
     taps = _round_up(kh * kw, TAPS)
     offs = np.concatenate([offs, np.zeros(taps - kh * kw, np.intp)])   # extra taps: sums never read
