@@ -128,12 +128,17 @@ def test_a_workers_error_is_raised_after_every_worker_stopped():
 _FORK = """
 import os, numpy as np, mscustom as ms
 from mscustom import ops
+from mscustom.ops.nn import conv, conv_direct
+conv._MIN_SPLIT_BYTES = conv_direct.MIN_SPLIT_BYTES = 0     # the pool and Numba's threads both split
 ms.set_context(runtime_num_threads=2)
 x = ms.Tensor(np.ones((8, 3, 8, 8), np.float32)); w = ms.Tensor(np.ones((4, 3, 3, 3), np.float32))
+x16 = ms.Tensor(np.ones((8, 4, 16, 16), np.float32)); w4 = ms.Tensor(np.ones((4, 4, 3, 3), np.float32))
+want16 = ops.conv2d(x16, w4, pad_mode="pad", padding=1).asnumpy()      # the direct loops, on Numba's threads
 want = ops.conv2d(x, w, pad_mode="pad", padding=1).asnumpy()      # the parent's pool exists now
 pid = os.fork()
 if pid == 0:
     ok = np.array_equal(ops.conv2d(x, w, pad_mode="pad", padding=1).asnumpy(), want)   # a fresh pool
+    ok = ok and np.array_equal(ops.conv2d(x16, w4, pad_mode="pad", padding=1).asnumpy(), want16)  # OpenMP again
     os._exit(0 if ok else 3)
 _, status = os.waitpid(pid, 0)
 print("ok" if os.waitstatus_to_exitcode(status) == 0 else "child failed")

@@ -138,7 +138,7 @@ def test_forward_and_input_gradient_bits_do_not_depend_on_the_budget(monkeypatch
     w = rng.standard_normal((6, 5, 3, 3)).astype(np.float32)
     dy = rng.standard_normal((7, 6, 9, 9)).astype(np.float32)
     attrs = _attrs(x.shape, w.shape, (1, 1, 1, 1))
-    monkeypatch.setattr(conv, "_MIN_SPLIT_BYTES", 0)
+    monkeypatch.setattr(conv_direct, "MIN_SPLIT_BYTES", 0)      # split on Numba's threads from budget 2
     results = []
     try:
         for threads in (1, 2, 3):
@@ -154,6 +154,46 @@ def test_forward_and_input_gradient_bits_do_not_depend_on_the_budget(monkeypatch
     for y, dx, dw in results[1:]:
         assert np.array_equal(y, results[0][0]) and np.array_equal(dx, results[0][1])
         np.testing.assert_allclose(dw, results[0][2], rtol=1e-5, atol=1e-4)
+
+
+def test_split_layers_take_the_direct_loops_up_to_the_split_bounds(monkeypatch):
+    """A 64-channel 3x3 layer on 8x8 planes (576 channel-taps per sum, 64 positions): im2col on one
+    thread; the direct loops where the budget splits the batch, with im2col's values within float32
+    rounding; the filter gradient's chunk sums are added in a fixed order (the same bits every run)."""
+    rng = np.random.default_rng(5)
+    x = ms.Tensor(rng.standard_normal((8, 64, 8, 8)).astype(np.float32))
+    w = ms.Tensor(rng.standard_normal((64, 64, 3, 3)).astype(np.float32) * 0.05)
+    attrs = _attrs((8, 64, 8, 8), (64, 64, 3, 3), (1, 1, 1, 1))
+    monkeypatch.setattr(conv_direct, "MIN_SPLIT_BYTES", 0)
+
+    def loss(x, w):
+        return (ops.conv2d(x, w, pad_mode="pad", padding=1) ** 2).sum()
+
+    def run():
+        y = ops.conv2d(x, w, pad_mode="pad", padding=1).asnumpy()
+        gx, gw = ms.grad(loss, (0, 1))(x, w)
+        return y, gx.asnumpy(), gw.asnumpy()
+
+    calls = []
+    real = conv_direct._forward
+    monkeypatch.setattr(conv_direct, "_forward", lambda *a, **k: calls.append(1) or real(*a, **k))
+    try:
+        ms.set_context(runtime_num_threads=1)
+        assert not conv_direct.applies(x.asnumpy(), w.asnumpy(), attrs, (64, 64, 3, 3), 64, 64)
+        one = run()
+        assert calls == []
+        ms.set_context(runtime_num_threads=2)
+        assert conv_direct.applies(x.asnumpy(), w.asnumpy(), attrs, (64, 64, 3, 3), 64, 64)
+        two, again = run(), run()
+        assert calls                            # forward and input gradient by the direct loops
+    finally:
+        ms.set_context(runtime_num_threads=0)
+    for got, want in zip(two, one):
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5 * np.abs(want).max())
+    for got, want in zip(again, two):
+        np.testing.assert_array_equal(got, want)
+    y_ref = conv._conv2d_ref(attrs, (x.asnumpy().astype(np.float64), w.asnumpy().astype(np.float64)))
+    _close(two[0], y_ref, 576)
 
 
 def test_empty_batches_and_channels():

@@ -16,7 +16,8 @@ import os
 import sys
 import threading
 
-__all__ = ["workers_for", "over_chunks", "one_blas_thread"]
+__all__ = ["workers_for", "over_chunks", "one_blas_thread", "numba_workers", "chunk_bounds", "chunk_count",
+           "parallel_njit"]
 
 _POOL = {"pool": None, "size": 0, "pid": None}
 _LOCK = threading.Lock()
@@ -99,3 +100,64 @@ def over_chunks(chunks, work, workers):
     if error is not None:
         raise error
     return [first] + results
+
+
+# ------------------------------------------------------------------ chunks on Numba's threads
+# Loops written in Numba split the batch (or the channels) inside one compiled call: a driver runs
+# ``for t in prange(workers)`` over fixed chunks (``chunk_bounds``), one per worker, on Numba's
+# threading layer (GNU OpenMP here). A hand-off there costs a few microseconds where the pool above
+# costs 50-60 (a Python function started in another thread); measured with two threads on a loop
+# of 66 us: 6 us of overhead instead of 58 (``bench/threads_bench.py`` shows the steps).
+# The chunks depend on the budget only, never on how many threads Numba actually has, so values are
+# the same whatever Numba's pool does (its threads may run the chunks one after another).
+
+def chunk_bounds(n, workers, t):
+    """Chunk ``t`` of ``range(n)`` cut into ``workers`` chunks of ``ceil(n / workers)`` (the last ones
+    shorter or empty): ``(start, stop)``."""
+    step = (n + workers - 1) // workers
+    b0 = min(n, t * step)
+    return b0, min(n, b0 + step)
+
+
+def chunk_count(n, workers):
+    """How many of ``chunk_bounds``'s chunks are not empty."""
+    if n <= 0:
+        return 0
+    step = (n + workers - 1) // workers
+    return (n + step - 1) // step
+
+
+_JIT = {}
+
+
+def chunk_bounds_jit():
+    """``chunk_bounds`` compiled, for drivers to call (inlined)."""
+    fn = _JIT.get("chunk_bounds")
+    if fn is None:
+        import numba
+        fn = _JIT["chunk_bounds"] = numba.njit(inline="always")(chunk_bounds)
+    return fn
+
+
+def numba_prange():
+    import numba
+    return numba.prange
+
+
+def parallel_njit(fn, **options):
+    """``fn`` compiled with ``parallel=True`` (and ``nogil``, Numba's disk cache where it can write):
+    a driver whose ``prange`` runs chunks at once on Numba's threads. Registers the fork hooks that
+    keep GNU OpenMP's pool usable in a forked child first (``ops/custom/_forksafe.py``)."""
+    from ..custom import _forksafe
+    from .. import _loop_loader
+    _forksafe.install()
+    return _loop_loader.njit(fn, parallel=True, **options)
+
+
+def numba_workers(n_chunks):
+    """``workers_for(n_chunks)``, with Numba's thread count in this Python thread set to the budget
+    when a driver will split (``_threads.apply_to_numba``: Numba's limit is per thread)."""
+    workers = workers_for(n_chunks)
+    if workers > 1:
+        sys.modules["mscustom._threads"].apply_to_numba()
+    return workers

@@ -48,14 +48,16 @@ def _ncp(a):
 _MIN_SPLIT_BYTES = 1 << 18     # smaller inputs run on the calling thread: a pool hand-off costs more
 
 
-def _over_channels(x, run):
-    """``run(c0, c1)`` over the channels of ``x``, split among the thread budget's threads
-    (``_batch_threads``) when ``x`` is large enough to gain from it; one range per thread."""
+def _run_channels(x, name, args):
+    """The loop ``name`` over every channel of ``x``: ``loop(*args, 0, C)``, or with the thread budget's
+    threads when ``x`` is large enough to gain from it, its driver over one range of channels per
+    thread (``cnn_loops``'s ``*_chunks``: each channel's values do not depend on the split)."""
     c = x.shape[1]
-    workers = _batch_threads.workers_for(c) if x.nbytes >= _MIN_SPLIT_BYTES else 1
-    step = -(-c // workers)
-    ranges = [(c0, min(c, c0 + step)) for c0 in range(0, c, step)]
-    _batch_threads.over_chunks(ranges, lambda share: [run(c0, c1) for c0, c1 in share], len(ranges))
+    workers = _batch_threads.numba_workers(c) if x.nbytes >= _MIN_SPLIT_BYTES else 1
+    if workers > 1:
+        _cnn_loops.get(name + "_chunks")(*args, workers)
+    else:
+        _cnn_loops.get(name)(*args, 0, c)
 
 
 def forward_into(attrs, ins, outs):
@@ -72,9 +74,8 @@ def forward_into(attrs, ins, outs):
     if a is not None and a.flags.c_contiguous and yc is y:
         args.append(a.reshape(a.shape[0], a.shape[1], -1))
         name, a = "bn_forward_relu", None           # written by the loop
-    loop = _cnn_loops.get(name)
     args += [mean, var]
-    _over_channels(x, lambda c0, c1: loop(*args, c0, c1))
+    _run_channels(x, name, args)
     if yc is not y:
         np.copyto(y, yc)
     if a is not None:
@@ -92,8 +93,7 @@ def _backward_into(attrs, ins, req, outs):
     dxc = dx if dx.flags.c_contiguous else np.empty(dx.shape, dx.dtype)
     args = (_ncp(x), np.ascontiguousarray(gamma), np.ascontiguousarray(mean), np.ascontiguousarray(var),
             _ncp(dy), d(attrs["eps"]), dxc.reshape(dx.shape[0], dx.shape[1], -1), dgamma, dbeta)
-    loop = _cnn_loops.get("bn_backward")
-    _over_channels(x, lambda c0, c1: loop(*args, c0, c1))
+    _run_channels(x, "bn_backward", args)
     if dxc is not dx:
         np.copyto(dx, dxc)
 

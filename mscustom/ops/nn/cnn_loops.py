@@ -498,6 +498,35 @@ def _bn_backward(x, gamma, mean, var, dy, eps, dx, dgamma, dbeta, c0, c1):
                 out[_U(q)] = k * (drow[_U(q)] - a - (row[_U(q)] - mu) * bc)
 
 
+def _bn_forward_chunks(x, gamma, beta, eps, y, mean, var, workers):
+    """``_bn_forward`` over the channels in ``workers`` ranges run at once on Numba's threads."""
+    c = x.shape[1]
+    for t in prange(workers):
+        c0, c1 = chunk_bounds(c, workers, t)
+        _bn_forward_c(x, gamma, beta, eps, y, mean, var, c0, c1)
+
+
+def _bn_forward_relu_chunks(x, gamma, beta, eps, y, a, mean, var, workers):
+    """``_bn_forward_relu`` over the channels in ``workers`` ranges run at once on Numba's threads."""
+    c = x.shape[1]
+    for t in prange(workers):
+        c0, c1 = chunk_bounds(c, workers, t)
+        _bn_forward_relu_c(x, gamma, beta, eps, y, a, mean, var, c0, c1)
+
+
+def _bn_backward_chunks(x, gamma, mean, var, dy, eps, dx, dgamma, dbeta, workers):
+    """``_bn_backward`` over the channels in ``workers`` ranges run at once on Numba's threads."""
+    c = x.shape[1]
+    for t in prange(workers):
+        c0, c1 = chunk_bounds(c, workers, t)
+        _bn_backward_c(x, gamma, mean, var, dy, eps, dx, dgamma, dbeta, c0, c1)
+
+
+_CHUNKED = {"bn_forward_chunks": (_bn_forward_chunks, "bn_forward"),
+            "bn_forward_relu_chunks": (_bn_forward_relu_chunks, "bn_forward_relu"),
+            "bn_backward_chunks": (_bn_backward_chunks, "bn_backward")}
+
+
 _FNS = {"im2col": _im2col, "col2im": _col2im, "im2col_batch": _im2col_batch,
         "to_channels_major": _to_channels_major,
         "max_pool": _max_pool, "max_pool_scatter": _max_pool_scatter,
@@ -519,5 +548,13 @@ def get(name):
                 _LOOPS[r] = globals()[r] = numba.njit(fastmath=_REDUCE_FASTMATH, nogil=True)(_REDUCER_PY[r])
             _LOOPS["_bn_stats"] = globals()["_bn_stats"] = numba.njit(inline="always")(_bn_stats_py)
             _LOOPS["_bn_channel"] = globals()["_bn_channel"] = numba.njit(inline="always")(_bn_channel_py)
-        fn = _LOOPS[name] = _loop_loader.njit(_FNS[name])
+        if name in _CHUNKED:
+            from . import _batch_threads
+            driver, inner = _CHUNKED[name]
+            g = globals()
+            g[f"_{inner}_c"] = get(inner)
+            g["prange"], g["chunk_bounds"] = _batch_threads.numba_prange(), _batch_threads.chunk_bounds_jit()
+            fn = _LOOPS[name] = _batch_threads.parallel_njit(driver)
+        else:
+            fn = _LOOPS[name] = _loop_loader.njit(_FNS[name])
     return fn

@@ -270,7 +270,14 @@ def _chunk(n, rows, p, itemsize):
     return max(1, min(n, _CHUNK_BYTES // max(1, rows * p * itemsize)))
 
 
-_MIN_SPLIT_BYTES = 1 << 18     # columns smaller than this run on the calling thread: a pool hand-off costs more
+# Columns smaller than this run on the calling thread (BLAS with the budget's threads) rather than
+# split among the pool's threads. In a training step the pool's chunks (Python work functions, BLAS
+# calls and GIL hand-offs between them) ran slower on two threads than on one: measured on the
+# ResNet-ish step's im2col layers, alternating budgets step by step in one process, the 1x1
+# downsampling layers 0.6-0.8x and the strided 3x3 input gradients (2.4-4.7 MB of columns) 0.85x
+# their one-thread time, against 1.0-1.15x on the calling thread. Layers with few channels take the
+# direct loops, which split on Numba's threads (conv_direct.py).
+_MIN_SPLIT_BYTES = 1 << 24
 
 
 def _chunks(n, rows, p, itemsize):

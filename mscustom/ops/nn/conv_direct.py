@@ -57,6 +57,7 @@ import threading
 import numpy as np
 
 from ... import _numba_private
+from . import _batch_threads
 
 __all__ = ["applies", "forward", "backprop_input", "backprop_filter"]
 
@@ -73,6 +74,12 @@ MAX_REDUCTION = 300
 # per channel, the partial tile at the plane's end) outweigh BLAS's: on the step's 32->64 stride-2
 # layer (8x8 outputs) the direct filter gradient took 25% more time than im2col's, the forward the same.
 MIN_POSITIONS = 128
+# With the batch split among two or more threads the direct loops scale with them (each chunk runs on
+# its own core: 1.9-2.2x on two threads) where the im2col path's chunks did not (1.0x on the step's
+# 64-channel layers: a pool of Python threads, BLAS calls and GIL hand-offs), so split layers take the
+# direct loops up to these bounds (the step's 64-channel 8x8 layers: 576 per sum, 64 positions).
+MAX_REDUCTION_SPLIT = 600
+MIN_POSITIONS_SPLIT = 64
 _LOOPS = {}
 _LOCK = threading.Lock()
 _STATE = {"on": None}
@@ -91,11 +98,21 @@ def applies(a, b, attrs, w_shape, channels, positions):
     the backprops) with ``attrs`` and filter shape ``w_shape`` runs here, ``channels`` being the
     channels its sums run over and ``positions`` the size of the planes it computes: one group, a
     kernel larger than 1x1 (a 1x1 layer is one product, BLAS's strength), at most
-    ``MAX_REDUCTION`` channels x taps per sum and at least ``MIN_POSITIONS`` positions."""
+    ``MAX_REDUCTION`` channels x taps per sum and at least ``MIN_POSITIONS`` positions, or where the
+    batch is split among threads (``_workers``) at most ``MAX_REDUCTION_SPLIT`` and at least
+    ``MIN_POSITIONS_SPLIT``."""
     if a.dtype != np.float32 or b.dtype != np.float32 or attrs["groups"] != 1:
         return False
     kh, kw = w_shape[2:]
-    return kh * kw > 1 and channels * kh * kw <= MAX_REDUCTION and positions >= MIN_POSITIONS and enabled()
+    reduction = channels * kh * kw
+    if kh * kw <= 1 or not enabled():
+        return False
+    if reduction <= MAX_REDUCTION and positions >= MIN_POSITIONS:
+        return True
+    if reduction > MAX_REDUCTION_SPLIT or positions < MIN_POSITIONS_SPLIT:
+        return False
+    n = a.shape[0]
+    return _workers(n, 4 * n * reduction * positions) > 1
 
 
 def input_pads(attrs, w_shape):
@@ -285,6 +302,32 @@ def _filter_samples_py(x, dy, src, g, acc, b0, b1, pt, pl, sh, sw, wq, pq, offs,
         _filter_tiles(src, g, acc, c, op, offs, lq)
 
 
+def _forward_chunks_py(x, wt, y, s, lq, workers, pt, pl, sh, sw, wq, pq, offs, chan, act, mode):
+    """``_forward_samples`` over the batch in ``workers`` chunks of consecutive samples, run at once on
+    Numba's threads (``_batch_threads.chunk_bounds``), each chunk with planes and tiles of its own."""
+    n, c = x.shape[:2]
+    op = wt.shape[2]
+    for t in prange(workers):
+        b0, b1 = chunk_bounds(n, workers, t)
+        if b0 < b1:
+            src = np.zeros((c, s), np.float32)
+            dst = np.empty((op, lq), np.float32)
+            _forward_samples(x, wt, y, src, dst, b0, b1, pt, pl, sh, sw, wq, pq, offs, lq, chan, act, mode)
+
+
+def _filter_chunks_py(x, dy, s, op, lq, acc, pt, pl, sh, sw, wq, pq, offs):
+    """``_filter_samples`` over the batch in ``acc.shape[0]`` chunks run at once on Numba's threads,
+    chunk ``t``'s lane sums into ``acc[t]`` (zeros on entry)."""
+    n, c = x.shape[:2]
+    workers = acc.shape[0]
+    for t in prange(workers):
+        b0, b1 = chunk_bounds(n, workers, t)
+        if b0 < b1:
+            src = np.zeros((c, s), np.float32)
+            g = np.zeros((op, lq), np.float32)
+            _filter_samples(x, dy, src, g, acc[t], b0, b1, pt, pl, sh, sw, wq, pq, offs, lq)
+
+
 def _loops():
     """The compiled loops (built once; the lock keeps a second thread from seeing a partial table)."""
     if _LOOPS:
@@ -300,9 +343,24 @@ def _loops():
             g["_tiles"] = numba.njit(nogil=True, boundscheck=False)(_tiles_py)
             g["_filter_tiles"] = numba.njit(nogil=True, boundscheck=False)(_filter_tiles_py)
             g["_fill_planes"] = numba.njit(inline="always")(_fill_planes_py)
-            _LOOPS.update(forward=_loop_loader.njit(_forward_samples_py, boundscheck=False),
-                          filter=_loop_loader.njit(_filter_samples_py, boundscheck=False))
+            g["_forward_samples"] = _loop_loader.njit(_forward_samples_py, boundscheck=False)
+            g["_filter_samples"] = _loop_loader.njit(_filter_samples_py, boundscheck=False)
+            _LOOPS.update(forward=g["_forward_samples"], filter=g["_filter_samples"])
     return _LOOPS
+
+
+def _chunk_loops():
+    """The loops' drivers over chunks of the batch on Numba's threads (compiled on the first split)."""
+    loops = _loops()
+    if "forward_chunks" not in loops:
+        with _LOCK:
+            if "forward_chunks" not in loops:
+                g = globals()
+                g["prange"], g["chunk_bounds"] = _batch_threads.numba_prange(), _batch_threads.chunk_bounds_jit()
+                filter_chunks = _batch_threads.parallel_njit(_filter_chunks_py, boundscheck=False)
+                loops["filter_chunks"] = filter_chunks
+                loops["forward_chunks"] = _batch_threads.parallel_njit(_forward_chunks_py, boundscheck=False)
+    return loops
 
 
 # ------------------------------------------------------------------ the three convolutions
@@ -325,16 +383,14 @@ def _geometry(hw, khw, pads, dil, stride, ohw):
     return wq, pq, offs, lq, s
 
 
-def _split(n, work, nbytes):
-    """``work(b0, b1)`` over the batch split among the thread budget's workers (``_batch_threads``)
-    when the work's column matrix would have ``nbytes`` at least (``conv._MIN_SPLIT_BYTES``, the im2col
-    path's threshold: below it a pool hand-off costs more than it saves); the results in batch order."""
-    from . import _batch_threads, conv
-    workers = _batch_threads.workers_for(n) if nbytes >= conv._MIN_SPLIT_BYTES else 1
-    step = -(-n // workers)
-    chunks = [(b0, min(n, b0 + step)) for b0 in range(0, n, step)]
-    shares = _batch_threads.over_chunks(chunks, lambda share: [work(b0, b1) for b0, b1 in share], len(chunks))
-    return [r for share in shares for r in share]
+MIN_SPLIT_BYTES = 1 << 18     # see _workers
+
+
+def _workers(n, nbytes):
+    """How many chunks of the batch run at once (``_batch_threads.numba_workers``): 1 when the work's
+    column matrix would have fewer than ``MIN_SPLIT_BYTES`` (``nbytes``; the im2col path's threshold:
+    below it a hand-off to another thread costs more than it saves)."""
+    return _batch_threads.numba_workers(n) if nbytes >= MIN_SPLIT_BYTES else 1
 
 
 def _tile_weights(w):
@@ -377,14 +433,15 @@ def _forward(x, wt, khw, y, pads, dil, stride, bias=None, act=None, bn=None):
     chan = _NO_CHAN if mode == 0 else np.stack(bn) if mode == 3 else np.ascontiguousarray(bias).reshape(1, -1)
     act = _NO_ACT if act is None else act
     wq, pq, offs, lq, s = _geometry((h, w), tuple(khw), tuple(pads), tuple(dil), tuple(stride), y.shape[2:])
-    fn = _loops()["forward"]
-    op = wt.shape[2]
-
-    def work(b0, b1):
-        src = np.zeros((c, s), np.float32)
-        dst = np.empty((op, lq), np.float32)
-        fn(x, wt, y, src, dst, b0, b1, pads[0], pads[2], stride[0], stride[1], wq, pq, offs, lq, chan, act, mode)
-    _split(n, work, 4 * n * c * len(offs) * y.shape[2] * y.shape[3])
+    workers = _workers(n, 4 * n * c * len(offs) * y.shape[2] * y.shape[3])
+    if workers > 1:
+        _chunk_loops()["forward_chunks"](x, wt, y, s, lq, workers, pads[0], pads[2], stride[0], stride[1],
+                                         wq, pq, offs, chan, act, mode)
+        return y
+    src = np.zeros((c, s), np.float32)
+    dst = np.empty((wt.shape[2], lq), np.float32)
+    _loops()["forward"](x, wt, y, src, dst, 0, n, pads[0], pads[2], stride[0], stride[1], wq, pq, offs, lq,
+                        chan, act, mode)
     return y
 
 
@@ -411,18 +468,17 @@ def backprop_filter(x, dy, w_shape, attrs):
     taps = _round_up(kh * kw, TAPS)
     offs = np.concatenate([offs, np.zeros(taps - kh * kw, np.intp)])   # extra taps: sums never read
     op = _round_up(o, TILE_O)
-    fn = _loops()["filter"]
-
-    def work(b0, b1):
-        src = np.zeros((c, s), np.float32)
-        g = np.zeros((op, lq), np.float32)
-        acc = np.zeros((op, c, taps, LANES), np.float32)
-        fn(x, dy, src, g, acc, b0, b1, pads[0], pads[2], stride[0], stride[1], wq, pq, offs, lq)
-        return acc
-    parts = _split(n, work, 4 * n * c * kh * kw * oh * ow)
+    workers = _workers(n, 4 * n * c * kh * kw * oh * ow)
+    parts = np.zeros((workers, op, c, taps, LANES), np.float32)
+    if workers > 1:
+        _chunk_loops()["filter_chunks"](x, dy, s, op, lq, parts, pads[0], pads[2], stride[0], stride[1], wq, pq,
+                                        offs)
+    else:
+        _loops()["filter"](x, dy, np.zeros((c, s), np.float32), np.zeros((op, lq), np.float32), parts[0], 0, n,
+                           pads[0], pads[2], stride[0], stride[1], wq, pq, offs, lq)
     acc = parts[0]
-    for part in parts[1:]:          # the other workers' sums, in a fixed order
-        acc += part
+    for t in range(1, _batch_threads.chunk_count(n, workers)):     # the other chunks' sums, in a fixed order
+        acc += parts[t]
     lanes = acc[:o, :, :kh * kw]
     dw = lanes[..., 0].copy()
     for k in range(1, LANES):       # the lanes in order
