@@ -129,6 +129,11 @@ def apply_to_numba():
     set_threads = getattr(numba, "set_num_threads", None)
     if set_threads is None:
         return
+    # numba.set_num_threads starts Numba's threading layer, which loads GNU OpenMP: the fork hooks
+    # and the OpenMP defaults (``ops/custom/_forksafe.py``: idle workers sleep instead of spinning
+    # against BLAS's threads) must be in place first, as the runtime reads them when it loads.
+    from .ops.custom import _forksafe
+    _forksafe.install()
     n = min(get_num_threads(), int(numba.config.NUMBA_NUM_THREADS))
     set_threads(max(1, n))
     _numba_applied.generation = _generation[0]

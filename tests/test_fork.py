@@ -250,6 +250,30 @@ def test_openmp_waits_passively_unless_the_user_says_otherwise(given, expected):
     assert out.stdout.split()[-1] == expected
 
 
+BUDGET_FIRST = textwrap.dedent('''
+    import os
+    import mscustom as ms
+    import numba
+    ms.set_context(runtime_num_threads=2)        # starts Numba's threading layer: GNU OpenMP loads here
+    maps = open("/proc/self/maps").read()
+    print("gomp" in maps, os.environ.get("OMP_WAIT_POLICY"))
+''')
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_a_budget_set_before_any_kernel_still_makes_openmp_wait_passively():
+    """``numba.set_num_threads`` (the budget's Numba half) loads OpenMP before any kernel runs; the
+    passive default must be set before that, or idle OpenMP workers spin against BLAS's threads (a
+    product right after a parallel loop took twice its time)."""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    out = subprocess.run([sys.executable, "-c", BUDGET_FIRST], cwd=REPO, env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    loaded, policy = out.stdout.split()[-2:]
+    if loaded == "True":                # Numba's omp layer (without it there is nothing to wait)
+        assert policy == "passive"
+
+
 FORK_DURING_TIER_UP = textwrap.dedent('''
     import os, signal, sys
     import numpy as np

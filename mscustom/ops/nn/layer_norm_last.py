@@ -26,21 +26,33 @@ import numpy as np
 from ... import dtype as _dt
 from ... import extend as _extend
 from ..._core.dispatch import call
+from .. import _loop_loader
+from . import norm_loops as _norm_loops
 from .attention import _scratch
 
 __all__ = ["layer_norm_last"]
 
 _NAME = "layer_norm_last"
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _rows(x):
     return x.reshape(-1, x.shape[-1])
 
 
+def _loops_take(*arrays):
+    """Whether the row loops (``norm_loops.py``) take these operands: float32/float64 of one dtype,
+    C-contiguous (the outputs the dispatcher hands are), with rows to normalize."""
+    return arrays[0].size > 0 and _loop_loader.fits(arrays, _FLOATS)
+
+
 def _forward_into(attrs, ins, req, outs):
     x, gamma, beta = ins
     y, mean, rstd = outs
     c = x.shape[-1]
+    if _loops_take(x, gamma, beta, y, mean, rstd):
+        _norm_loops.forward(_rows(x), gamma, beta, attrs["eps"], _rows(y), mean.reshape(-1), rstd.reshape(-1))
+        return
     np.mean(x, axis=-1, keepdims=True, out=mean)
     np.subtract(x, mean, out=y)                                             # y holds x - mean for now
     np.divide(np.einsum("...i,...i->...", y, y)[..., None], c, out=rstd)  # the (biased) variance
@@ -56,6 +68,9 @@ def _backward_into(attrs, ins, req, outs):
     x, gamma, mean, rstd, dy = ins
     dx, dgamma, dbeta = outs
     c = x.shape[-1]
+    if _loops_take(x, gamma, mean, rstd, dy, dx, dgamma, dbeta):
+        _norm_loops.backward(_rows(x), gamma, mean.reshape(-1), rstd.reshape(-1), _rows(dy), _rows(dx), dgamma, dbeta)
+        return
     xhat = _scratch("ln_xhat", x.shape, x.dtype)
     np.subtract(x, mean, out=xhat)
     xhat *= rstd
