@@ -55,6 +55,7 @@ from ... import extend as _extend
 from ..._core.dispatch import call
 from ...tensor import Tensor
 from .. import _products
+from . import attention_loops as _attention_loops
 from .._builtin import tensor_arg
 
 __all__ = ["scaled_dot_product_attention", "attention"]
@@ -144,8 +145,15 @@ def _store(dst, a, b, add=False):
 
 
 def _probs_into(attrs, q, k, masks, s):
-    """``s`` = the softmax of the scaled, masked scores (batch + (L, S))."""
+    """``s`` = the softmax of the scaled, masked scores (batch + (L, S)); one sweep per row by the
+    Numba loops where they apply (``attention_loops.py``)."""
     _products.matmul(q, _swap(k), out=s)
+    if _attention_loops.takes(s):
+        if masks:
+            s *= s.dtype.type(attrs["scale"])
+            _add_masks(s, masks)
+        _attention_loops.softmax(s, 1.0 if masks else attrs["scale"])
+        return
     s *= s.dtype.type(attrs["scale"])
     if not masks:
         s -= np.max(s, axis=-1, keepdims=True)
@@ -153,14 +161,19 @@ def _probs_into(attrs, q, k, masks, s):
         s /= np.sum(s, axis=-1, keepdims=True)
         return
     with np.errstate(invalid="ignore", divide="ignore"):    # fully masked rows: NaN, as documented
-        for mode, m in masks:
-            if mode == "add":
-                s += m
-            else:
-                np.copyto(s, -np.inf, where=m if m.dtype == np.bool_ else m != 0)
+        _add_masks(s, masks)
         s -= np.max(s, axis=-1, keepdims=True)
         np.exp(s, out=s)
         s /= np.sum(s, axis=-1, keepdims=True)
+
+
+def _add_masks(s, masks):
+    """The masks applied to the scaled scores ``s``: ``add`` mode added, ``fill`` mode's nonzero places -inf."""
+    for mode, m in masks:
+        if mode == "add":
+            s += m
+        else:
+            np.copyto(s, -np.inf, where=m if m.dtype == np.bool_ else m != 0)
 
 
 def _heads_of(attrs, a):
@@ -240,13 +253,20 @@ def _attention_grad_into(attrs, ins, req, outs):
     if drop:
         np.copyto(da, 0, where=w == 0)
         da *= da.dtype.type(1.0 / (1.0 - attrs["p"]))
-    with np.errstate(invalid="ignore"):
-        da -= np.einsum("...i,...i->...", da, p)[..., None]
-        da *= p                                                         # da is now dS, the scores' gradient
-    for j, i in enumerate(attrs.get("mask_grads", ())):
+    mask_grads = attrs.get("mask_grads", ())
+    if _attention_loops.takes(da, p):          # one sweep per row; the scale too unless masks read dS first
+        _attention_loops.softmax_grad(da, p, 1.0 if mask_grads else attrs["scale"])
+        scaled = not mask_grads
+    else:
+        with np.errstate(invalid="ignore"):
+            da -= np.einsum("...i,...i->...", da, p)[..., None]
+            da *= p                                                     # da is now dS, the scores' gradient
+        scaled = False
+    for j, i in enumerate(mask_grads):
         shape = attrs["masks"][i][1] or masks[i].shape
         outs[n + j][...] = _reduce_to(da, shape).reshape(masks[i].shape)
-    da *= da.dtype.type(attrs["scale"])
+    if not scaled:
+        da *= da.dtype.type(attrs["scale"])
     dst, add = dest(attrs["cols"][0])
     _store(dst, da, k, add)                                             # dQ = scale dS K
     dst, add = dest(attrs["cols"][1])

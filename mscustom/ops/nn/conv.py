@@ -271,13 +271,11 @@ def _chunk(n, rows, p, itemsize):
 
 
 # Columns smaller than this run on the calling thread (BLAS with the budget's threads) rather than
-# split among the pool's threads. In a training step the pool's chunks (Python work functions, BLAS
-# calls and GIL hand-offs between them) ran slower on two threads than on one: measured on the
-# ResNet-ish step's im2col layers, alternating budgets step by step in one process, the 1x1
-# downsampling layers 0.6-0.8x and the strided 3x3 input gradients (2.4-4.7 MB of columns) 0.85x
-# their one-thread time, against 1.0-1.15x on the calling thread. Layers with few channels take the
-# direct loops, which split on Numba's threads (conv_direct.py).
-_MIN_SPLIT_BYTES = 1 << 24
+# split among the pool's threads: measured on the ResNet-ish step's im2col layers, alternating one
+# and two threads step by step in one process, the pool gave 1.4-1.5x on the strided 3x3 input
+# gradients (2.4-4.7 MB of columns) and 1.37x on the 1x1 layer with 512 KiB, and 0.72-0.83x on the
+# 1x1 layer with 256 KiB (a hand-off of 50-60 us against a few hundred of work).
+_MIN_SPLIT_BYTES = 1 << 19
 
 
 def _chunks(n, rows, p, itemsize):
