@@ -1,6 +1,11 @@
 """Split a kernel's batch of samples among the thread budget's threads (``mscustom/_threads.py``).
 
-The convolution kernels run over chunks of samples (im2col into a per-thread
+Two ways. Kernels whose work is Numba loops split inside one compiled call
+(the second half of this module: ``prange`` drivers over fixed chunks). The
+im2col convolutions and stacks of small products, whose work is BLAS calls
+between Numba loops, use a pool of Python threads (this half).
+
+The im2col convolution kernels run over chunks of samples (im2col into a per-thread
 scratch buffer, then BLAS products); chunks are independent, the Numba loops
 release the GIL and so does NumPy's matmul, so with a budget of ``n`` threads
 the chunks are dealt round-robin to ``n`` workers: the calling thread and

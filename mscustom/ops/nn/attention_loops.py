@@ -35,6 +35,10 @@ _MIN_SPLIT_BYTES = 1 << 17      # smaller score arrays run on the calling thread
 _U = np.uint64
 
 
+# Names the loops call, bound by _get() before their first compile.
+vexp = prange = chunk_bounds = _softmax_rows_c = _softmax_grad_rows_c = None
+
+
 def _softmax_rows(s, scale, r0, r1):
     """Rows ``r0`` to ``r1`` of ``s`` (R, S) replaced by the softmax of ``row * scale``."""
     n = s.shape[1]

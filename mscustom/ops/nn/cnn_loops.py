@@ -498,6 +498,10 @@ def _bn_backward(x, gamma, mean, var, dy, eps, dx, dgamma, dbeta, c0, c1):
                 out[_U(q)] = k * (drow[_U(q)] - a - (row[_U(q)] - mu) * bc)
 
 
+# Names the drivers call, bound by get() before their first compile.
+prange = chunk_bounds = _bn_forward_c = _bn_forward_relu_c = _bn_backward_c = None
+
+
 def _bn_forward_chunks(x, gamma, beta, eps, y, mean, var, workers):
     """``_bn_forward`` over the channels in ``workers`` ranges run at once on Numba's threads."""
     c = x.shape[1]

@@ -42,9 +42,16 @@ filter is not finite, and recomputes a filter gradient that came out with a
 NaN (cheap checks: the filter and its gradient are small); the forward
 drops every such product, and its padding products are im2col's own.
 
+Threads: with a budget of two or more, the batch is cut into one chunk of
+consecutive samples per thread (``_batch_threads.chunk_bounds``) and one
+compiled driver runs the chunks at once on Numba's threads (``prange``; each
+chunk with planes and tiles of its own). Layers then take the loops up to
+``MAX_REDUCTION_SPLIT``/``MIN_POSITIONS_SPLIT`` too: they scale with the threads
+where the im2col path's pooled chunks do not.
+
 Results differ from the im2col path by the order of additions only (float32
 sums, fma); values are the same from run to run and thread count to thread
-count of one budget (each worker's filter sums are added in a fixed order).
+count of one budget (each chunk's filter sums are added in chunk order).
 ``MSCUSTOM_CONV_DIRECT=0`` turns the direct loops off (im2col + BLAS for every
 layer); they also stand aside when the installed Numba is not the series
 ``_numba_private`` was written for.
@@ -300,6 +307,10 @@ def _filter_samples_py(x, dy, src, g, acc, b0, b1, pt, pl, sh, sw, wq, pq, offs,
                 for j in range(ow):
                     go[_U(i * wq + j)] = do[_U(i * ow + j)]
         _filter_tiles(src, g, acc, c, op, offs, lq)
+
+
+# Names the drivers call, bound by _loops() and _chunk_loops() before their first compile.
+prange = chunk_bounds = _forward_samples = _filter_samples = None
 
 
 def _forward_chunks_py(x, wt, y, s, lq, workers, pt, pl, sh, sw, wq, pq, offs, chan, act, mode):

@@ -5,7 +5,8 @@ over the last axis of ``x`` (``gamma``/``beta`` of that axis' size, one float dt
 what ``nn.LayerNorm((C,))`` computes with MindSpore's default axes; the Transformer layers
 (``nn/transformer.py``) call it for their ``norm1``/``norm2``/``norm3`` when those are such plain
 LayerNorms. Composed of ops, the same normalization costs nine op calls forward and about twenty
-backward, each a pass over ``x``; here it is two passes each way, with the row statistics kept
+backward, each a pass over ``x``; here it is one sweep per row each way (``norm_loops.py``, float32
+and float64; NumPy's two-pass form below for other dtypes), with the row statistics kept
 as two small outputs (``mean``, ``1 / sqrt(var + eps)``) and the normalized values recomputed
 for the backward:
 

@@ -33,6 +33,10 @@ _LOCK = threading.Lock()
 _MIN_SPLIT_BYTES = 1 << 18      # smaller inputs run on the calling thread
 
 
+# Names the drivers call, bound by get() before their first compile.
+prange = chunk_bounds = _ln_forward_rows_c = _ln_backward_rows_c = None
+
+
 def _ln_forward_rows(x, gamma, beta, eps, y, mean, rstd, r0, r1):
     """Rows ``r0`` to ``r1`` of ``x`` (R, C): ``mean``/``rstd`` (R,) and ``y`` (R, C)."""
     c = x.shape[1]
