@@ -120,8 +120,8 @@ def chunk_bounds(n, workers, t):
     """Chunk ``t`` of ``range(n)`` cut into ``workers`` chunks of ``ceil(n / workers)`` (the last ones
     shorter or empty): ``(start, stop)``."""
     step = (n + workers - 1) // workers
-    b0 = min(n, t * step)
-    return b0, min(n, b0 + step)
+    b0 = min(n, int(t) * step)      # int: a prange index is unsigned in Numba, and the loops a driver
+    return b0, min(n, b0 + step)    # calls would compile again for unsigned bounds (seconds each)
 
 
 def chunk_count(n, workers):
