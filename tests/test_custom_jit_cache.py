@@ -77,18 +77,21 @@ def _run(kdir, cache, **env_extra):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture
-def kernel_dir(tmp_path):
-    kdir = tmp_path / "kernels"
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    """One kernel directory and cache filled by a first process (compiling), shared by the two tests
+    below in file order: the second loads from it, the last one then changes the source."""
+    root = tmp_path_factory.mktemp("jit_cache")
+    kdir = root / "kernels"
     kdir.mkdir()
     (kdir / "cache_kernels.py").write_text(KERNELS)
-    return kdir
+    cache = root / "numba_cache"
+    return kdir, cache, _run(kdir, cache)
 
 
-def test_second_process_loads_every_kernel_from_the_cache(kernel_dir, tmp_path):
+def test_second_process_loads_every_kernel_from_the_cache(compiled):
     import numpy as np
-    cache = tmp_path / "numba_cache"
-    first = _run(kernel_dir, cache)
+    kernel_dir, cache, first = compiled
     assert first["loaded"] == 0                          # nothing cached yet: compiled
     second = _run(kernel_dir, cache)
     # each kernel twice: the bounds-checked build of its first call (cache files of its own) and the plain one
@@ -101,9 +104,8 @@ def test_second_process_loads_every_kernel_from_the_cache(kernel_dir, tmp_path):
         assert res["count"] == [2]
 
 
-def test_changed_source_or_switch_off_compiles_normally(kernel_dir, tmp_path):
-    cache = tmp_path / "numba_cache"
-    _run(kernel_dir, cache)
+def test_changed_source_or_switch_off_compiles_normally(compiled):
+    kernel_dir, cache, _ = compiled
     assert _run(kernel_dir, cache, MSCUSTOM_JIT_FAST_CACHE="0")["loaded"] == 0
     src = kernel_dir / "cache_kernels.py"
     src.write_text(src.read_text().replace("out[i] = x[i] * x[i]", "out[i] = x[i] * x[i] + 1.0"))
