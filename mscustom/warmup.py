@@ -22,10 +22,11 @@ __all__ = ["main", "warm"]
 
 def _lift_split_thresholds():
     """Every splitting kernel's size threshold set to 0 (small inputs split too); returns a restorer."""
+    from .ops.graph_mode import loops
     from .ops.nn import attention_loops, batch_norm, conv, conv_direct, norm_loops
     saved = [(m, name, getattr(m, name)) for m, name in (
         (conv, "_MIN_SPLIT_BYTES"), (conv_direct, "MIN_SPLIT_BYTES"), (batch_norm, "_MIN_SPLIT_BYTES"),
-        (norm_loops, "_MIN_SPLIT_BYTES"), (attention_loops, "_MIN_SPLIT_BYTES"))]
+        (norm_loops, "_MIN_SPLIT_BYTES"), (attention_loops, "_MIN_SPLIT_BYTES"), (loops, "SPLIT_BYTES"))]
     for m, name, _ in saved:
         setattr(m, name, 0)
 
@@ -55,6 +56,7 @@ def _run_ops(dtype):
         y = ops.relu(batch_norm_train(y, g4, b4, 1e-5)[0])
         return ops.max_pool2d(y, 2, 2).sum() + ops.avg_pool2d(y, 2, 2).sum()
     ms.grad(cnn, (0, 1, 2, 3, 4))(x, w3, w1, g4, b4)
+    ops.relu_grad(t(1024), t(1024))         # relu's gradient over a large array (graph_mode/loops.py)
 
     src, gamma, beta = t(6, 2, 24), t(24), t(24)
 

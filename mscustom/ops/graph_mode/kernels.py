@@ -77,6 +77,8 @@ def _relu_into(attrs, ins, outs):
 
 
 def _relu_grad_calls(attrs, ins, outs):
+    if outs[0].nbytes >= _loops.SPLIT_BYTES and outs[0].dtype in _loops.FLOATS:
+        return None                     # the kernel decides per call (layout, thread budget)
     return [(np.greater, (IN(1), 0), {"out": OUT(0)}), (np.multiply, (OUT(0), IN(0)), {"out": OUT(0)})]
 
 
@@ -84,6 +86,9 @@ def _relu_grad_calls(attrs, ins, outs):
 def _relu_grad_into(attrs, ins, outs):
     dy, x = ins
     o = outs[0]
+    if o.nbytes >= _loops.SPLIT_BYTES and dy.shape == o.shape and _loops.fits(o, dy, x) \
+            and _loops.relu_grad_split(dy.reshape(-1), x.reshape(-1), o.reshape(-1)):
+        return
     np.greater(x, 0, out=o)             # 1.0 where x > 0, else 0.0 (as eager's dy * (x > 0))
     np.multiply(o, dy, out=o)
 
@@ -224,9 +229,10 @@ def _sums_rows(attrs, cattrs, out):
 
 
 def _relu_grad_sum_calls(attrs, ins, outs):
-    if not _loops.rows_never(outs[0], outs[1]):
+    relu = _relu_grad_calls(attrs, ins, outs)
+    if relu is None or not _loops.rows_never(outs[0], outs[1]):
         return None
-    return _relu_grad_calls(attrs, ins, outs) + [(_add_reduce, (OUT(0), 0, _sum_dtype(outs[0], outs[1]), OUT(1), False))]
+    return relu + [(_add_reduce, (OUT(0), 0, _sum_dtype(outs[0], outs[1]), OUT(1), False))]
 
 
 @_as_calls(_relu_grad_sum_calls)

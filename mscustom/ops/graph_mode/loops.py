@@ -89,6 +89,44 @@ def _compile():
     return tuple(_loop_loader.njit(f) for f in (_bias_add, _bias_relu, _relu_grad_sum, _relu_grad))
 
 
+# relu's gradient over large arrays split among the thread budget's threads: one chunk of the raveled
+# arrays per thread, run at once on Numba's threads (``nn/_batch_threads.py``); each element's value is
+# the one-thread loop's.
+SPLIT_BYTES = 1 << 19
+prange = chunk_bounds = _relu_grad_c = None        # bound by _chunks_driver() before its first compile
+_DRIVER = []
+
+
+def _relu_grad_chunks(dy, x, o, zero, workers):
+    n = o.shape[0]
+    for t in prange(workers):
+        i0, i1 = chunk_bounds(n, workers, t)
+        _relu_grad_c(dy[i0:i1], x[i0:i1], o[i0:i1], zero)
+
+
+def _chunks_driver():
+    if not _DRIVER:
+        from ..nn import _batch_threads
+        g = globals()
+        g["prange"], g["chunk_bounds"] = _batch_threads.numba_prange(), _batch_threads.chunk_bounds_jit()
+        g["_relu_grad_c"] = get()[3]
+        _DRIVER.append(_batch_threads.parallel_njit(_relu_grad_chunks))
+    return _DRIVER[0]
+
+
+def relu_grad_split(dy, x, o):
+    """``o = dy * (x > 0)`` (raveled, C-contiguous, one float dtype) split among the budget's threads
+    when ``o`` has ``SPLIT_BYTES`` or more and the budget has two or more; False where it did nothing."""
+    if o.nbytes < SPLIT_BYTES or not ready():
+        return False
+    from ..nn import _batch_threads
+    workers = _batch_threads.numba_workers(o.size)
+    if workers < 2:
+        return False
+    _chunks_driver()(dy, x, o, o.dtype.type(0), workers)
+    return True
+
+
 def get():
     """The compiled loops ``(bias_add, bias_relu, relu_grad_sum, relu_grad)``, loaded now if need be."""
     if not _LOOPS:
