@@ -22,11 +22,13 @@ __all__ = ["main", "warm"]
 
 def _lift_split_thresholds():
     """Every splitting kernel's size threshold set to 0 (small inputs split too); returns a restorer."""
+    from .nn.optim import _adam_pass
     from .ops.graph_mode import loops
     from .ops.nn import attention_loops, batch_norm, conv, conv_direct, norm_loops
     saved = [(m, name, getattr(m, name)) for m, name in (
         (conv, "_MIN_SPLIT_BYTES"), (conv_direct, "MIN_SPLIT_BYTES"), (batch_norm, "_MIN_SPLIT_BYTES"),
-        (norm_loops, "_MIN_SPLIT_BYTES"), (attention_loops, "_MIN_SPLIT_BYTES"), (loops, "SPLIT_BYTES"))]
+        (norm_loops, "_MIN_SPLIT_BYTES"), (attention_loops, "_MIN_SPLIT_BYTES"), (loops, "SPLIT_BYTES"),
+        (_adam_pass, "SPLIT_SIZE"))]
     for m, name, _ in saved:
         setattr(m, name, 0)
 
@@ -57,6 +59,10 @@ def _run_ops(dtype):
         return ops.max_pool2d(y, 2, 2).sum() + ops.avg_pool2d(y, 2, 2).sum()
     ms.grad(cnn, (0, 1, 2, 3, 4))(x, w3, w1, g4, b4)
     ops.relu_grad(t(1024), t(1024))         # relu's gradient over a large array (graph_mode/loops.py)
+    from mscustom import nn
+    from mscustom.nn.optim import _adam_pass
+    w = ms.Parameter(t(_adam_pass.MIN_SIZE), name="w")
+    nn.AdamW([w])((t(_adam_pass.MIN_SIZE),))    # AdamW's one-pass update (nn/optim/_adam_pass.py)
 
     src, gamma, beta = t(6, 2, 24), t(24), t(24)
 
@@ -66,7 +72,6 @@ def _run_ops(dtype):
         return (out * out).sum()
     ms.grad(layer, (0, 1, 2))(src, gamma, beta)
     if dtype == np.float32:                 # the recurrent layers' sequence ops (float32 parameters)
-        from mscustom import nn
         for cell in (nn.LSTM(3, 4, batch_first=True), nn.GRU(3, 4, batch_first=True)):
             seq = t(2, 5, 3)
             ms.grad(lambda s: cell(s)[0].sum())(seq)

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from . import _adam_pass
 from .optimizer import Optimizer, _number
 
 __all__ = ["Adam", "AdamWeightDecay", "AdamW"]
@@ -150,12 +151,14 @@ class AdamW(Optimizer):
 
     def _update(self, i, param, grad, lr):
         b1, b2, t = self.beta1, self.beta2, self.global_step
+        wd = self._weight_decay[i]
+        m, v, s = self.exp_avg[i]._data, self.exp_avg_sq[i]._data, self._scratch[i]
+        if not self.amsgrad and _adam_pass.update(param, grad, m, v, lr, wd, b1, b2, t, self.eps, self.maximize):
+            return              # one pass (Numba), NumPy's bits
         if self.maximize:
             np.negative(grad, out=grad)
-        wd = self._weight_decay[i]
         if wd:
             param *= 1.0 - lr * wd
-        m, v, s = self.exp_avg[i]._data, self.exp_avg_sq[i]._data, self._scratch[i]
         np.multiply(grad, grad, out=s)
         s *= 1.0 - b2
         v *= b2
