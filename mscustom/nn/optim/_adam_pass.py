@@ -31,48 +31,51 @@ _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _KERNEL = []
 _DRIVER = []
 _LOCK = threading.Lock()
+_U = np.uint64          # unsigned indices: no negative-index checks in the loop
 prange = chunk_bounds = _adamw_c = None         # bound before the driver's first compile
 
 
-def _adamw(p, g, m, v, c, neg, decay, i0, i1):
+def _adamw(p, g, m, v, c, i0, i1):
     """Elements ``i0`` to ``i1`` of the flat arrays; ``c`` holds the constants in the dtype:
-    (1 - lr*wd, 1 - b2, b2, 1 - b1, b1, 1 - b2**t, eps, lr / (1 - b1**t))."""
-    for i in range(i0, i1):
-        gi = g[i]
-        if neg:
-            gi = -gi
-        pi = p[i]
-        if decay:
-            pi = pi * c[0]
+    (1 - lr*wd, 1 - b2, b2, 1 - b1, b1, 1 - b2**t, eps, lr / (1 - b1**t), sign, keep) with ``sign``
+    -1 for ``maximize`` (else 1) and ``keep`` the decay factor (1 without decay): multiplying by
+    them changes no bits but the sign, as NumPy's negation and skipped decay. Constants in locals,
+    unsigned indices and NumPy's error model (no zero-division check) let LLVM vectorize the loop,
+    square root and division included (IEEE-exact vector instructions)."""
+    c1, c2, c3, c4, c5, c6, c7, sign, keep = c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9]
+    for k in range(i0, i1):
+        i = _U(k)
+        gi = g[i] * sign
+        pi = p[i] * keep
         s = gi * gi
-        s = s * c[1]
-        vi = v[i] * c[2]
+        s = s * c1
+        vi = v[i] * c2
         vi = vi + s
-        gi = gi * c[3]
-        mi = m[i] * c[4]
+        gi = gi * c3
+        mi = m[i] * c4
         mi = mi + gi
-        s = vi / c[5]
+        s = vi / c5
         s = np.sqrt(s)
-        s = s + c[6]
+        s = s + c6
         s = mi / s
-        s = s * c[7]
+        s = s * c7
         p[i] = pi - s
         m[i] = mi
         v[i] = vi
 
 
-def _adamw_chunks(p, g, m, v, c, neg, decay, workers):
+def _adamw_chunks(p, g, m, v, c, workers):
     n = p.shape[0]
     for t in prange(workers):
         i0, i1 = chunk_bounds(n, workers, t)
-        _adamw_c(p, g, m, v, c, neg, decay, i0, i1)
+        _adamw_c(p, g, m, v, c, i0, i1)
 
 
 def _load():
-    kernel = _loop_loader.njit(_adamw)
+    kernel = _loop_loader.njit(_adamw, boundscheck=False, error_model="numpy")
     for dt in _DTYPES:
         a = np.zeros(1, dt)
-        kernel(a, a.copy(), a.copy(), a.copy(), np.ones(8, dt), False, False, 0, 1)
+        kernel(a, a.copy(), a.copy(), a.copy(), np.ones(10, dt), 0, 1)
     return kernel
 
 
@@ -92,7 +95,7 @@ def _driver():
                 g = globals()
                 g["prange"], g["chunk_bounds"] = _batch_threads.numba_prange(), _batch_threads.chunk_bounds_jit()
                 g["_adamw_c"] = _KERNEL[0]
-                _DRIVER.append(_batch_threads.parallel_njit(_adamw_chunks))
+                _DRIVER.append(_batch_threads.parallel_njit(_adamw_chunks, error_model="numpy"))
     return _DRIVER[0]
 
 
@@ -108,7 +111,8 @@ def update(p, g, m, v, lr, wd, b1, b2, t, eps, maximize):
         _loop_loader.request()
         if not _KERNEL:
             return False
-    c = np.array([1.0 - lr * wd, 1.0 - b2, b2, 1.0 - b1, b1, 1.0 - b2 ** t, eps, lr / (1.0 - b1 ** t)],
+    c = np.array([1.0 - lr * wd, 1.0 - b2, b2, 1.0 - b1, b1, 1.0 - b2 ** t, eps, lr / (1.0 - b1 ** t),
+                  -1.0 if maximize else 1.0, (1.0 - lr * wd) if wd else 1.0],
                  np.float64).astype(p.dtype)           # each Python float rounded once, as NumPy does
     flat = [a.reshape(-1) for a in (p, g, m, v)]
     workers = 1
@@ -116,7 +120,7 @@ def update(p, g, m, v, lr, wd, b1, b2, t, eps, maximize):
         from ...ops.nn import _batch_threads
         workers = _batch_threads.numba_workers(p.size)
     if workers > 1:
-        _driver()(*flat, c, bool(maximize), bool(wd), workers)
+        _driver()(*flat, c, workers)
     else:
-        _KERNEL[0](*flat, c, bool(maximize), bool(wd), 0, p.size)
+        _KERNEL[0](*flat, c, 0, p.size)
     return True

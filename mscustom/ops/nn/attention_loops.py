@@ -101,14 +101,17 @@ def _get(name):
             from ..custom import vecmath
             g = globals()
             g["vexp"] = vecmath.exp
-            g["_softmax_rows_c"] = _loop_loader.njit(_softmax_rows, boundscheck=False)
-            g["_softmax_grad_rows_c"] = _loop_loader.njit(_softmax_grad_rows, boundscheck=False)
+            # NumPy's error model: a division by zero gives inf/NaN as NumPy's does, with no check that
+            # would keep LLVM from vectorizing the division loop
+            g["_softmax_rows_c"] = _loop_loader.njit(_softmax_rows, boundscheck=False, error_model="numpy")
+            g["_softmax_grad_rows_c"] = _loop_loader.njit(_softmax_grad_rows, boundscheck=False,
+                                                          error_model="numpy")
             _LOOPS.update(softmax=g["_softmax_rows_c"], softmax_grad=g["_softmax_grad_rows_c"])
         if name not in _LOOPS:
             g = globals()
             g["prange"], g["chunk_bounds"] = _batch_threads.numba_prange(), _batch_threads.chunk_bounds_jit()
             driver = {"softmax_chunks": _softmax_chunks, "softmax_grad_chunks": _softmax_grad_chunks}[name]
-            _LOOPS[name] = _batch_threads.parallel_njit(driver, boundscheck=False)
+            _LOOPS[name] = _batch_threads.parallel_njit(driver, boundscheck=False, error_model="numpy")
         return _LOOPS[name]
 
 
