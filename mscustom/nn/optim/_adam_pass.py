@@ -32,7 +32,7 @@ _KERNEL = []
 _DRIVER = []
 _LOCK = threading.Lock()
 _U = np.uint64          # unsigned indices: no negative-index checks in the loop
-prange = chunk_bounds = _adamw_c = None         # bound before the driver's first compile
+prange = chunk_bounds = _adamw_c = None         # bound by _batch_threads.parallel_njit
 
 
 def _adamw(p, g, m, v, c, i0, i1):
@@ -92,10 +92,8 @@ def _driver():
         with _LOCK:
             if not _DRIVER:
                 from ...ops.nn import _batch_threads
-                g = globals()
-                g["prange"], g["chunk_bounds"] = _batch_threads.numba_prange(), _batch_threads.chunk_bounds_jit()
-                g["_adamw_c"] = _KERNEL[0]
-                _DRIVER.append(_batch_threads.parallel_njit(_adamw_chunks, error_model="numpy"))
+                _DRIVER.append(_batch_threads.parallel_njit(_adamw_chunks, {"_adamw_c": _KERNEL[0]},
+                                                            error_model="numpy"))
     return _DRIVER[0]
 
 

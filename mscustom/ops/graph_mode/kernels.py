@@ -87,7 +87,7 @@ def _relu_grad_into(attrs, ins, outs):
     dy, x = ins
     o = outs[0]
     if o.nbytes >= _loops.SPLIT_BYTES and dy.shape == o.shape and _loops.fits(o, dy, x) \
-            and _loops.relu_grad_split(dy.reshape(-1), x.reshape(-1), o.reshape(-1)):
+            and _loops.relu_grad_flat(dy.reshape(-1), x.reshape(-1), o.reshape(-1)):
         return
     np.greater(x, 0, out=o)             # 1.0 where x > 0, else 0.0 (as eager's dy * (x > 0))
     np.multiply(o, dy, out=o)

@@ -93,7 +93,7 @@ def _compile():
 # arrays per thread, run at once on Numba's threads (``nn/_batch_threads.py``); each element's value is
 # the one-thread loop's.
 SPLIT_BYTES = 1 << 19
-prange = chunk_bounds = _relu_grad_c = None        # bound by _chunks_driver() before its first compile
+prange = chunk_bounds = _relu_grad_c = None        # bound by _batch_threads.parallel_njit
 _DRIVER = []
 
 
@@ -107,10 +107,7 @@ def _relu_grad_chunks(dy, x, o, zero, workers):
 def _chunks_driver():
     if not _DRIVER:
         from ..nn import _batch_threads
-        g = globals()
-        g["prange"], g["chunk_bounds"] = _batch_threads.numba_prange(), _batch_threads.chunk_bounds_jit()
-        g["_relu_grad_c"] = get()[3]
-        _DRIVER.append(_batch_threads.parallel_njit(_relu_grad_chunks))
+        _DRIVER.append(_batch_threads.parallel_njit(_relu_grad_chunks, {"_relu_grad_c": get()[3]}))
     return _DRIVER[0]
 
 
@@ -124,6 +121,17 @@ def relu_grad_split(dy, x, o):
     if workers < 2:
         return False
     _chunks_driver()(dy, x, o, o.dtype.type(0), workers)
+    return True
+
+
+def relu_grad_flat(dy, x, o):
+    """``o = dy * (x > 0)`` over raveled C-contiguous arrays of one float dtype by the loops: split among
+    the budget's threads where ``relu_grad_split`` does, else the one-thread loop; False (nothing
+    done) while the loops are not loaded (``ready()``)."""
+    if not ready():
+        return False
+    if not relu_grad_split(dy, x, o):
+        get()[3](dy, x, o, o.dtype.type(0))
     return True
 
 

@@ -110,9 +110,10 @@ def over_chunks(chunks, work, workers):
 # ------------------------------------------------------------------ chunks on Numba's threads
 # Loops written in Numba split the batch (or the channels) inside one compiled call: a driver runs
 # ``for t in prange(workers)`` over fixed chunks (``chunk_bounds``), one per worker, on Numba's
-# threading layer (GNU OpenMP here). A hand-off there costs a few microseconds where the pool above
-# costs 50-60 (a Python function started in another thread); measured with two threads on a loop
-# of 66 us: 6 us of overhead instead of 58 (``bench/threads_bench.py`` shows the steps).
+# threading layer (GNU OpenMP here), with no Python frame or GIL hand-off in the other thread. The
+# wake-up itself costs about what the pool's does on this machine (about 50 us with OpenMP's
+# workers passive, the default: ops/custom/_forksafe.py), but in the ResNet-ish step the direct
+# convolutions ran about 10% faster on two threads this way than through the pool.
 # The chunks depend on the budget only, never on how many threads Numba actually has, so values are
 # the same whatever Numba's pool does (its threads may run the chunks one after another).
 
@@ -135,7 +136,7 @@ def chunk_count(n, workers):
 _JIT = {}
 
 
-def chunk_bounds_jit():
+def _chunk_bounds_jit():
     """``chunk_bounds`` compiled, for drivers to call (inlined)."""
     fn = _JIT.get("chunk_bounds")
     if fn is None:
@@ -144,18 +145,18 @@ def chunk_bounds_jit():
     return fn
 
 
-def numba_prange():
-    import numba
-    return numba.prange
-
-
-def parallel_njit(fn, **options):
+def parallel_njit(fn, calls=None, **options):
     """``fn`` compiled with ``parallel=True`` (and ``nogil``, Numba's disk cache where it can write):
-    a driver whose ``prange`` runs chunks at once on Numba's threads. Registers the fork hooks that
-    keep GNU OpenMP's pool usable in a forked child first (``ops/custom/_forksafe.py``)."""
+    a driver whose ``prange`` runs chunks at once on Numba's threads. ``prange``, ``chunk_bounds``
+    (compiled) and the loops in ``calls`` (name -> compiled loop) are bound in ``fn``'s module
+    first, under the names ``fn`` calls them by. Registers the fork hooks that keep GNU OpenMP's pool
+    usable in a forked child first (``ops/custom/_forksafe.py``)."""
+    import numba
+
     from ..custom import _forksafe
     from .. import _loop_loader
     _forksafe.install()
+    fn.__globals__.update(prange=numba.prange, chunk_bounds=_chunk_bounds_jit(), **(calls or {}))
     return _loop_loader.njit(fn, parallel=True, **options)
 
 

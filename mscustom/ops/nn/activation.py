@@ -63,8 +63,7 @@ def _relu_grad_compute(attrs, ins):
     if dy.size >= _loops.MIN_SIZE and dy.shape == x.shape and _loops.fits(dy, x) \
             and _loops.ready():
         o = np.empty(dy.shape, dy.dtype)
-        if not _loops.relu_grad_split(dy.reshape(-1), x.reshape(-1), o.reshape(-1)):
-            _loops.get()[3](dy.reshape(-1), x.reshape(-1), o.reshape(-1), dy.dtype.type(0))
+        _loops.relu_grad_flat(dy.reshape(-1), x.reshape(-1), o.reshape(-1))
         return o
     return np.multiply(dy, x > 0)
 

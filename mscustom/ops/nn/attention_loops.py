@@ -35,7 +35,7 @@ _MIN_SPLIT_BYTES = 1 << 17      # smaller score arrays run on the calling thread
 _U = np.uint64
 
 
-# Names the loops call, bound by _get() before their first compile.
+# Names the loops call, bound by _get() and _batch_threads.parallel_njit before their first compile.
 vexp = prange = chunk_bounds = _softmax_rows_c = _softmax_grad_rows_c = None
 
 
@@ -103,15 +103,13 @@ def _get(name):
             g["vexp"] = vecmath.exp
             # NumPy's error model: a division by zero gives inf/NaN as NumPy's does, with no check that
             # would keep LLVM from vectorizing the division loop
-            g["_softmax_rows_c"] = _loop_loader.njit(_softmax_rows, boundscheck=False, error_model="numpy")
-            g["_softmax_grad_rows_c"] = _loop_loader.njit(_softmax_grad_rows, boundscheck=False,
-                                                          error_model="numpy")
-            _LOOPS.update(softmax=g["_softmax_rows_c"], softmax_grad=g["_softmax_grad_rows_c"])
+            _LOOPS.update(softmax=_loop_loader.njit(_softmax_rows, boundscheck=False, error_model="numpy"),
+                          softmax_grad=_loop_loader.njit(_softmax_grad_rows, boundscheck=False, error_model="numpy"))
         if name not in _LOOPS:
-            g = globals()
-            g["prange"], g["chunk_bounds"] = _batch_threads.numba_prange(), _batch_threads.chunk_bounds_jit()
-            driver = {"softmax_chunks": _softmax_chunks, "softmax_grad_chunks": _softmax_grad_chunks}[name]
-            _LOOPS[name] = _batch_threads.parallel_njit(driver, boundscheck=False, error_model="numpy")
+            driver, calls = {"softmax_chunks": (_softmax_chunks, {"_softmax_rows_c": _LOOPS["softmax"]}),
+                             "softmax_grad_chunks": (_softmax_grad_chunks,
+                                                     {"_softmax_grad_rows_c": _LOOPS["softmax_grad"]})}[name]
+            _LOOPS[name] = _batch_threads.parallel_njit(driver, calls, boundscheck=False, error_model="numpy")
         return _LOOPS[name]
 
 

@@ -498,7 +498,7 @@ def _bn_backward(x, gamma, mean, var, dy, eps, dx, dgamma, dbeta, c0, c1):
                 out[_U(q)] = k * (drow[_U(q)] - a - (row[_U(q)] - mu) * bc)
 
 
-# Names the drivers call, bound by get() before their first compile.
+# Names the drivers call, bound by _batch_threads.parallel_njit before their first compile.
 prange = chunk_bounds = _bn_forward_c = _bn_forward_relu_c = _bn_backward_c = None
 
 
@@ -555,10 +555,7 @@ def get(name):
         if name in _CHUNKED:
             from . import _batch_threads
             driver, inner = _CHUNKED[name]
-            g = globals()
-            g[f"_{inner}_c"] = get(inner)
-            g["prange"], g["chunk_bounds"] = _batch_threads.numba_prange(), _batch_threads.chunk_bounds_jit()
-            fn = _LOOPS[name] = _batch_threads.parallel_njit(driver)
+            fn = _LOOPS[name] = _batch_threads.parallel_njit(driver, {f"_{inner}_c": get(inner)})
         else:
             fn = _LOOPS[name] = _loop_loader.njit(_FNS[name])
     return fn

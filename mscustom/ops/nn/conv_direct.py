@@ -309,7 +309,7 @@ def _filter_samples_py(x, dy, src, g, acc, b0, b1, pt, pl, sh, sw, wq, pq, offs,
         _filter_tiles(src, g, acc, c, op, offs, lq)
 
 
-# Names the drivers call, bound by _loops() and _chunk_loops() before their first compile.
+# Names the drivers call, bound by _loops() and _batch_threads.parallel_njit before their first compile.
 prange = chunk_bounds = _forward_samples = _filter_samples = None
 
 
@@ -366,10 +366,7 @@ def _chunk_loops():
     if "forward_chunks" not in loops:
         with _LOCK:
             if "forward_chunks" not in loops:
-                g = globals()
-                g["prange"], g["chunk_bounds"] = _batch_threads.numba_prange(), _batch_threads.chunk_bounds_jit()
-                filter_chunks = _batch_threads.parallel_njit(_filter_chunks_py, boundscheck=False)
-                loops["filter_chunks"] = filter_chunks
+                loops["filter_chunks"] = _batch_threads.parallel_njit(_filter_chunks_py, boundscheck=False)
                 loops["forward_chunks"] = _batch_threads.parallel_njit(_forward_chunks_py, boundscheck=False)
     return loops
 

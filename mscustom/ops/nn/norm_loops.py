@@ -33,7 +33,7 @@ _LOCK = threading.Lock()
 _MIN_SPLIT_BYTES = 1 << 18      # smaller inputs run on the calling thread
 
 
-# Names the drivers call, bound by get() before their first compile.
+# Names the drivers call, bound by _batch_threads.parallel_njit before their first compile.
 prange = chunk_bounds = _ln_forward_rows_c = _ln_backward_rows_c = None
 
 
@@ -102,15 +102,11 @@ def get(name):
         return fn
     with _LOCK:
         if not _LOOPS:
-            g = globals()
-            g["_ln_forward_rows_c"] = _loop_loader.njit(_ln_forward_rows)
-            g["_ln_backward_rows_c"] = _loop_loader.njit(_ln_backward_rows)
-            _LOOPS.update(forward=g["_ln_forward_rows_c"], backward=g["_ln_backward_rows_c"])
+            _LOOPS.update(forward=_loop_loader.njit(_ln_forward_rows), backward=_loop_loader.njit(_ln_backward_rows))
         if name not in _LOOPS:
-            g = globals()
-            g["prange"], g["chunk_bounds"] = _batch_threads.numba_prange(), _batch_threads.chunk_bounds_jit()
-            driver = {"forward_chunks": _ln_forward_chunks, "backward_chunks": _ln_backward_chunks}[name]
-            _LOOPS[name] = _batch_threads.parallel_njit(driver)
+            _LOOPS[name] = _batch_threads.parallel_njit(
+                *{"forward_chunks": (_ln_forward_chunks, {"_ln_forward_rows_c": _LOOPS["forward"]}),
+                  "backward_chunks": (_ln_backward_chunks, {"_ln_backward_rows_c": _LOOPS["backward"]})}[name])
         return _LOOPS[name]
 
 
